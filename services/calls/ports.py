@@ -7,8 +7,8 @@ answering a call needs neither the other services nor their databases. Each call
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -59,10 +59,12 @@ class NumberRoute:
 @dataclass(frozen=True)
 class AgentTool:
     """One of an agent's tools as the model calls it: by `name` (a built-in tool's type, a custom tool's own name),
-    of `type` (contracts.agents.AGENT_TOOLS)."""
+    of `type` (contracts.agents.AGENT_TOOLS), with the tool as saved (`settings`: send_link's `links`,
+    transfer_call's `destinations`, ...)."""
 
     name: str
     type: str
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -187,7 +189,7 @@ class GrpcAgents:
         found = await self.client.GetAgentTools(agents_pb2.GetAgentToolsRequest(agent_id=agent_id))
         saved = [json_format.MessageToDict(t) for t in found.tools]
         return tuple(AgentTool(str(t.get("name") or t["type"]) if t["type"] == CUSTOM_TOOL else str(t["type"]),
-                               str(t["type"])) for t in saved)
+                               str(t["type"]), t) for t in saved)
 
     async def run_custom_tool(self, agent_id: str, name: str, tool_call_id: str, arguments: dict[str, Any],
                               call: dict[str, Any]) -> CustomToolRun:
