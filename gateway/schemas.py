@@ -667,7 +667,11 @@ EMAIL_QUEUE = _obj({
 EMAIL_APPROVE = _obj({"id": UUID}, ("id",))
 _JUDGE_PLAN = {"type": "object", "description": "how the assistant's reply at this turn is graded: {type: exact, "
                "content, toolCalls?} (the reply equals content), {type: regex, content, toolCalls?} (content, a "
-               "regular expression, matches the reply), content at most " + str(evals.CONTENT_MAX) + " characters, or "
+               "regular expression, matches the reply), content at most " + str(evals.CONTENT_MAX) + " characters; "
+               "toolCalls: [{name, arguments?}], the tool calls the reply must make, in order (exact: arguments "
+               "equal the call's; regex: each argument given is a regular expression searched in that argument's "
+               "value; arguments left out are not checked), each answered in the run by a test-mode stub, never "
+               "run; or "
                "{type: ai, model: {provider (" + ", ".join(evals.JUDGE_PROVIDERS) + "), model, messages: [{role, "
                "content}]}} (a language-model rubric that may use {{messages[-1]}} and {{messages}} and must make the "
                "judge answer exactly pass or fail)",
@@ -695,6 +699,17 @@ EVAL_RUN_REQUEST = _obj({
 })
 _EVAL_RUN = schema_of(evals_pb2.EvalRun)
 _EVAL_RUN["properties"]["status"] = {"type": "string", "enum": list(evals.RUN_STATUSES)}
+_EVAL_RUN["properties"]["stubbed_tool_calls"] = {
+    "type": "array", "description": "the tool calls the assistant made in the ended run; none ran (test mode)",
+    "items": _obj({
+        "turn": {"type": "integer", "minimum": 0, "description": "the index of the assistant message in results[0]"
+                 ".messages"},
+        "name": {"type": "string", "description": "the tool, e.g. send_sms"},
+        "arguments": {"type": "object", "description": "the arguments the assistant gave"},
+        "result": {"anyOf": [{"type": "string"}, {"type": "null"}],
+                   "description": "the stub the assistant got instead of the tool's result, e.g. \"(test mode) A text "
+                   "would be sent to the caller: ... Nothing was sent.\"; null when the scenario expected no tool "
+                   "call at that turn (no stub was given)"}}, ("turn", "name", "arguments", "result"))}
 FAN_OUT_ENTRY = ("eval_id", "name", "run_id", "provider_run_id", "status", "passed")
 _EVAL = schema_of(evals_pb2.EvalScenario)
 _EVAL["properties"]["messages"] = EVAL_TURNS

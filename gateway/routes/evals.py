@@ -91,11 +91,14 @@ RUN_STATES = ("status: queued (stored, or submitted to the provider and not star
               "free slot under the provider's per-organisation rate limit), in-progress (the mock conversation is "
               "playing), ended. Once ended, results and passed never change; passed is true when every graded turn "
               "passed and the conversation was played to its end.")
-TEST_MODE = ("stubbed_tool_calls lists the tool calls the assistant made in the ended run ({turn, name, arguments}), "
-             "read from the provider's result messages; the provider does not document whether an eval run executes "
-             "them, so scenarios mock tool responses with tool turns. trigger says what started a run: request (this "
-             "API) or eval_gate (an agent's eval gate; channel names the agent channels whose new configuration it "
-             "tested).")
+TEST_MODE = ("Test mode: no tool runs in an eval run (nothing is texted, booked, written, transferred or fetched). "
+             "stubbed_tool_calls lists the tool calls the assistant made in the ended run ({turn, name, arguments, "
+             "result}), read from the provider's result messages; result is the stub the assistant got instead, a "
+             "sentence saying what a live call would have done (\"(test mode) An appointment at ... would be booked. "
+             "Nothing was booked.\"), given to the provider as the scenario's mock tool response for each call a "
+             "judge plan's toolCalls expects; null for a call the scenario did not expect. trigger says what started "
+             "a run: request (this API) or eval_gate (an agent's eval gate; channel names the agent channels whose "
+             "new configuration it tested).")
 MIRRORED = ("Each scenario is mirrored to the voice provider's eval API (provider_eval_id); when the provider "
             "refuses or cannot be reached the answer is 500 provider_error and nothing changes on either side.")
 ROUTES = [

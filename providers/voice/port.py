@@ -267,11 +267,14 @@ CallMessage = StatusUpdate | CallReport | AnswerRequest | ToolCallsRequest | Ign
 
 @dataclass(frozen=True)
 class EvalSpec:
-    """A scenario mirrored at the provider: its name, description and turns (as our API takes them)."""
+    """A scenario mirrored at the provider: its name, description and turns (as our API takes them), and `stubs`:
+    turn index -> the results (words) that answer, in order, the tool calls that turn expects (test mode: the
+    provider plays them as mock tool responses, so no tool runs)."""
 
     name: str
     description: str
     messages: Sequence[Json]
+    stubs: Mapping[int, Sequence[str]] = field(default_factory=dict)
 
 
 RunStatus = Literal["queued", "in-progress", "ended"]
@@ -281,7 +284,8 @@ RunStatus = Literal["queued", "in-progress", "ended"]
 class EvalRun:
     """A run of a scenario at the provider; once `ended`, whether every result passed (a run that ended any other
     way than played to its end did not), the results (`{status, messages}`) and the tool calls the assistant made
-    (`{turn, name, arguments}`, stubbed in a run: nothing happened)."""
+    (`{turn, name, arguments, result}`, stubbed in a run: nothing happened; `result`, the stub the provider reports
+    the assistant got, or None)."""
 
     id: str
     status: RunStatus

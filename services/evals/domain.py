@@ -4,7 +4,11 @@ A scenario is a scripted mock conversation: user turns `{role: "user", content}`
 `{role: "assistant", judgePlan}` that alternate. The judge plan grades the assistant's reply at that turn:
 - `exact`: the reply equals `content`; `regex`: the reply matches the regular expression `content` (searched);
   `content` is required (the provider requires it; `.*` checks nothing), and both may also name `toolCalls` the
-  reply must make (`[{name, arguments?}]`), as the provider's plans do;
+  reply must make (`[{name, arguments?}]`, in order), as the provider's plans do: an exact plan's `arguments` must
+  equal the call's, a regex plan's are regular expressions each searched in the value of that argument (the
+  arguments a plan leaves out are not checked). A call's name is the tool's as the assistant calls it
+  (`send_sms`, `book_appointment`, a custom tool's name). In a run no tool runs: each expected call is answered
+  with test mode's stub (`test_mode`);
 - `ai`: a language model reads the rubric `model.messages` (with `{{messages[-1]}}`, the last turn, and
   `{{messages}}`, the whole conversation, filled in) and must answer exactly `pass` or `fail`, so the rubric has to
   say both words.
@@ -30,6 +34,7 @@ from contracts.evals import (
 from core.errors import invalid
 from core.text import optional_text
 from providers.voice.port import EvalRun, EvalSpec
+from services.evals import test_mode
 
 RUBRIC_MAX = 4000  # a rubric message: the provider sets no limit
 TEMPLATE_VARIABLES = ("{{messages[-1]}}", "{{messages}}")
@@ -68,7 +73,9 @@ def _extra_keys(turn: dict[str, Any], allowed: set[str], where: str) -> None:
         raise invalid(f"{where} has unknown field(s) {', '.join(extra)}; allowed: {', '.join(sorted(allowed))}")
 
 
-def _tool_calls(value: object, where: str) -> list[dict[str, Any]]:
+def _tool_calls(value: object, where: str, patterns: bool) -> list[dict[str, Any]]:
+    """The tool calls a reply must make, in order; `patterns`: a regex plan's, whose argument values are regular
+    expressions searched in the values the call gave."""
     if not isinstance(value, list) or not value:
         raise invalid(f"{where} must be a non-empty array of {{name, arguments?}}")
     for i, call in enumerate(value):
@@ -79,7 +86,17 @@ def _tool_calls(value: object, where: str) -> list[dict[str, Any]]:
         _text(call.get("name"), f"{at}.name", 100)
         if "arguments" in call and not isinstance(call["arguments"], dict):
             raise invalid(f"{at}.arguments must be an object")
+        for key, pattern in (call.get("arguments") or {}).items() if patterns else ():
+            _pattern(pattern, f"{at}.arguments.{key}")
     return value
+
+
+def _pattern(value: object, where: str) -> None:
+    content = _text(value, where)
+    try:
+        re.compile(content)
+    except re.error as exc:
+        raise invalid(f"{where} is not a valid regular expression: {exc}") from None
 
 
 def _rubric(model: object, where: str) -> None:
@@ -125,14 +142,12 @@ def _judge_plan(plan: object, where: str) -> None:
     if "content" not in plan:
         raise invalid(f"{where}.content is required (the voice provider requires it); to check only toolCalls use "
                       "a regex plan with content .*")
-    content = _text(plan["content"], f"{where}.content")
     if kind == "regex":
-        try:
-            re.compile(content)
-        except re.error as exc:
-            raise invalid(f"{where}.content is not a valid regular expression: {exc}") from None
+        _pattern(plan["content"], f"{where}.content")
+    else:
+        _text(plan["content"], f"{where}.content")
     if "toolCalls" in plan:
-        _tool_calls(plan["toolCalls"], f"{where}.toolCalls")
+        _tool_calls(plan["toolCalls"], f"{where}.toolCalls", patterns=kind == "regex")
 
 
 def check_messages(messages: object) -> list[dict[str, Any]]:
@@ -168,8 +183,8 @@ def new_scenario(name: str, description: str | None, messages: object) -> Scenar
 
 
 def eval_spec(scenario: Scenario) -> EvalSpec:
-    """The scenario as the provider mirrors it."""
-    return EvalSpec(scenario.name, scenario.description, scenario.messages)
+    """The scenario as the provider mirrors it, with test mode's stubs for the tool calls it expects."""
+    return EvalSpec(scenario.name, scenario.description, scenario.messages, test_mode.stubs(scenario.messages))
 
 
 # -- runs ---------------------------------------------------------------------------------------------------------

@@ -162,8 +162,10 @@ async def test_tool_calls_in_a_run_are_shown(api, account, voice):
     status, ran, _ = await api.request("POST", "/api/v1/evals/run", key=key, json={"eval_id": scenario["id"]})
     assert status == 200 and ran["passed"] is True, ran
     status, run, _ = await api.request("GET", "/api/v1/evals/run", key=key, params={"run_id": ran["run_id"]})
-    # The tool calls the assistant made, read from the run's result messages (the provider's EvalRun lists none).
-    assert run["stubbed_tool_calls"] == [{"turn": 1, "name": "sms", "arguments": {"body": "Book at example.com/book"}}]
+    # The tool calls the assistant made, read from the run's result messages (the provider's EvalRun lists none),
+    # each with the test-mode stub the scenario's mock tool response gave it.
+    assert run["stubbed_tool_calls"] == [{"turn": 1, "name": "sms", "arguments": {"body": "Book at example.com/book"},
+                                          "result": "(test mode) The tool sms would be called. Nothing was sent to it."}]
 
     status, answer = await patch(api, key, id=agent["id"], inbound_prompt=TEXTING_RULES + "\nBe warm.")
     assert status == 200 and answer["eval_gate"]["status"] == "passed", answer

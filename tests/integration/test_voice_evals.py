@@ -10,6 +10,7 @@ import pytest
 from aiohttp import web
 
 from providers.voice.port import ProviderError
+from providers.voice.vapi import evals as vapi_evals
 from providers.voice.vapi.client import VapiClient
 from providers.voice.vapi.simulator.app import build_app
 from providers.voice.vapi.simulator.standin import FALLBACK_REPLY
@@ -345,6 +346,9 @@ async def test_the_simulator_never_executes_a_tool(sim):
     assert run["results"][0]["messages"][4]["toolCalls"] == [{"name": "sms", "arguments": {"body": "Your quote"}}]
     assert "stubbedToolCalls" not in run  # not a field of the provider's EvalRun
     assert hits == []  # the tool's server was never called (simulator-only: see mock_conversation)
+    # As we read the run: each call with the mock tool response that answered it (none for the text).
+    assert [(c["turn"], c["name"], c["result"]) for c in vapi_evals.run_of(run).tool_calls] == [
+        (1, "book_appointment", '{"status": "booked"}'), (4, "sms", None)]
 
     # An assistant without the tools answers without calling them.
     assert without["results"][0]["status"] == "fail"

@@ -6,7 +6,7 @@ import pytest
 
 from core.errors import ServiceError
 from providers.voice.vapi import evals as vapi_evals
-from services.evals import domain
+from services.evals import domain, test_mode
 
 ASK = {"role": "user", "content": "Are you open?"}
 RUBRIC = {"provider": "openai", "model": "gpt-4o",
@@ -56,6 +56,21 @@ def test_valid_turns_of_each_judge_type_are_kept_as_given():
     ([{"role": "user", "content": " "}, {"role": "assistant", "judgePlan": {"type": "exact", "content": "x"}}],
      "messages[0].content is required"),
     ([ASK, {"role": "assistant", "judgePlan": {"type": "exact", "content": "x"}}] * 26, "at most 50 turns"),
+    # A judge of tool calls: names and arguments as objects; a regex plan's arguments are patterns.
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "exact", "content": "x", "toolCalls": [{"arguments": {}}]}}],
+     "messages[1].judgePlan.toolCalls[0].name is required"),
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "exact", "content": "x",
+                                               "toolCalls": [{"name": "send_sms", "arguments": ["hi"]}]}}],
+     "messages[1].judgePlan.toolCalls[0].arguments must be an object"),
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "exact", "content": "x",
+                                               "toolCalls": [{"name": "send_sms", "result": "sent"}]}}],
+     "messages[1].judgePlan.toolCalls[0] has unknown field(s) result"),
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "regex", "content": "x",
+                                               "toolCalls": [{"name": "send_sms", "arguments": {"to": "(+1"}}]}}],
+     "messages[1].judgePlan.toolCalls[0].arguments.to is not a valid regular expression"),
+    ([ASK, {"role": "assistant", "judgePlan": {"type": "regex", "content": "x",
+                                               "toolCalls": [{"name": "send_sms", "arguments": {"to": 5}}]}}],
+     "messages[1].judgePlan.toolCalls[0].arguments.to is required: a non-empty string"),
 ])
 def test_refusals_name_the_turn_and_the_field(messages, fragment):
     assert fragment in refused(messages)
@@ -67,6 +82,49 @@ def test_the_provider_body_is_a_chat_mock_conversation():
     body = vapi_evals.eval_body(domain.eval_spec(scenario))
     assert body["type"] == "chat.mockConversation" and body["name"] == "booking.saturday"
     assert body["description"] == "" and body["messages"] == scenario.messages
+
+
+def test_each_expected_tool_call_is_answered_in_the_mirror_by_a_stub_and_nothing_else():
+    """Test mode: the turn whose plan expects calls is followed by one mock tool response per call, our stub (an
+    exact plan's arguments in it; a regex plan's are patterns, left out); our stored turns stay as given."""
+    turns = [{"role": "user", "content": "Text me and book Saturday"},
+             {"role": "assistant", "judgePlan": {"type": "exact", "content": "Done.", "toolCalls": [
+                 {"name": "send_sms", "arguments": {"text": "Your booking link"}},
+                 {"name": "book_appointment", "arguments": {"starts_at": "2026-12-05T10:00:00", "name": "Ann Lee"}}]}},
+             {"role": "user", "content": "Thanks"},
+             {"role": "assistant", "judgePlan": {"type": "regex", "content": ".*",
+                                                 "toolCalls": [{"name": "lookup_order", "arguments": {"order": "A-.*"}}]}},
+             {"role": "user", "content": "Bye"},
+             {"role": "assistant", "judgePlan": {"type": "exact", "content": "Bye."}}]
+    scenario = domain.new_scenario("booking.texts_and_books", None, turns)
+    body = vapi_evals.eval_body(domain.eval_spec(scenario))
+    assert scenario.messages == turns
+    assert body["messages"] == [*turns[:2],
+                                {"role": "tool", "content": '(test mode) A text would be sent to the caller: "Your '
+                                                            'booking link". Nothing was sent.'},
+                                {"role": "tool", "content": "(test mode) An appointment at 2026-12-05T10:00:00 for Ann "
+                                                            "Lee would be booked. Nothing was booked."},
+                                *turns[2:4],
+                                {"role": "tool", "content": "(test mode) The tool lookup_order would be called. Nothing "
+                                                            "was sent to it."},
+                                *turns[4:]]
+    assert vapi_evals.update_body(domain.eval_spec(scenario))["messages"] == body["messages"]
+
+
+@pytest.mark.parametrize("name, arguments, said", [
+    ("send_sms", {"to": "+14155550100", "text": "Hi"}, 'A text would be sent to +14155550100: "Hi". Nothing was sent.'),
+    ("send_link", {"name": "Booking page"}, "The link Booking page would be texted to the caller. Nothing was sent."),
+    ("check_availability", {"date": "2026-12-05"},
+     "The free slots on 2026-12-05 would be looked up. Nothing was read."),
+    ("book_appointment", {}, "An appointment would be booked. Nothing was booked."),
+    ("update_lead", {"name": "Ann", "status": "qualified", "n": 3},
+     "The caller's lead would be updated (name: Ann, status: qualified). Nothing was written."),
+    ("transfer_call", {"destination": "Sales"}, "The call would be transferred to a person. Nothing was transferred."),
+    ("end_call", {}, "The call would end here."),
+    ("lookup_order", {"order": "A-17"}, "The tool lookup_order would be called. Nothing was sent to it."),
+])
+def test_a_stub_says_what_a_live_call_would_have_done_and_that_nothing_was(name, arguments, said):
+    assert test_mode.stub_result(name, arguments) == f"(test mode) {said}"
 
 
 def test_a_rubric_may_be_longer_than_a_turn():
@@ -105,5 +163,13 @@ def test_a_runs_tool_calls_are_read_from_its_result_messages():
     assert vapi_evals.run_of({"status": "running", "results": []}).tool_calls == ()
     ended = vapi_evals.run_of({"status": "ended", "endedReason": "mockConversation.done",
                                "results": [{"status": "pass", "messages": messages}]})
+    # Each call's result: the tool response that answered it (the k-th tool message after its message), if any.
     assert ended.passed is True and ended.tool_calls == [
-        {"turn": 1, "name": "sms", "arguments": {"a": 1}}, {"turn": 1, "name": "book", "arguments": {}}]
+        {"turn": 1, "name": "sms", "arguments": {"a": 1}, "result": "ok"},
+        {"turn": 1, "name": "book", "arguments": {}, "result": None}]
+    later = [*messages, {"role": "tool", "content": "booked"}, ASK,
+             {"role": "assistant", "content": "Done.", "toolCalls": [{"name": "end_call"}]}, ASK]
+    ended = vapi_evals.run_of({"status": "ended", "endedReason": "mockConversation.done",
+                               "results": [{"status": "pass", "messages": later}]})
+    assert [(c["turn"], c["name"], c["result"]) for c in ended.tool_calls] == [
+        (1, "sms", "ok"), (1, "book", "booked"), (5, "end_call", None)]

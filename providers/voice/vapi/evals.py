@@ -17,12 +17,18 @@ DONE_REASON = "mockConversation.done"  # the ending of a mock conversation playe
 
 
 def eval_body(spec: EvalSpec) -> dict[str, Any]:
-    """`POST /eval` (and its update): our turns as they are."""
+    """`POST /eval` (and its update): our turns as they are, each turn that expects tool calls followed by a mock
+    tool response (ChatEvalToolResponseMessageMock, `{role: "tool", content}`) per call carrying its stub: Vapi's
+    documented way to answer a tool call in a mock conversation, so the assistant reads our stub."""
+    messages: list[dict[str, Any]] = []
+    for index, turn in enumerate(spec.messages):
+        messages.append(dict(turn))
+        messages.extend({"role": "tool", "content": stub} for stub in spec.stubs.get(index, ()))
     return {
         "type": EVAL_TYPE,
         "name": spec.name[:NAME_MAX],
         "description": spec.description[:DESCRIPTION_MAX],
-        "messages": [dict(m) for m in spec.messages],
+        "messages": messages,
     }
 
 
@@ -59,13 +65,23 @@ def run_of(run: Json) -> EvalRun:
 
 
 def tool_calls_made(results: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """`{turn, name, arguments}` for each tool call of an assistant message in the results (`turn`: the message's
-    index). Vapi's run has no list of them: its result messages carry each call (EvalRunResult)."""
-    return [
-        {"turn": turn, "name": call.get("name"), "arguments": call.get("arguments") or {}}
-        for result in results
-        for turn, message in enumerate(result["messages"])
-        if isinstance(message, dict) and message.get("role") == "assistant"
-        for call in message.get("toolCalls") or ()
-        if isinstance(call, dict)
-    ]
+    """`{turn, name, arguments, result}` for each tool call of an assistant message in the results (`turn`: the
+    message's index; `result`: the content of the tool message answering it, the k-th of those right after the
+    message for its k-th call, else None). Vapi's run has no list of them: its result messages carry each call and
+    the tool responses the assistant got (EvalRunResult)."""
+    made = []
+    for result in results:
+        messages = result["messages"]
+        for turn, message in enumerate(messages):
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            answers = []
+            for after in messages[turn + 1:]:
+                if not isinstance(after, dict) or after.get("role") != "tool":
+                    break
+                answers.append(after.get("content"))
+            calls = [c for c in message.get("toolCalls") or () if isinstance(c, dict)]
+            made += [{"turn": turn, "name": call.get("name"), "arguments": call.get("arguments") or {},
+                      "result": answers[k] if k < len(answers) and isinstance(answers[k], str) else None}
+                     for k, call in enumerate(calls)]
+    return made

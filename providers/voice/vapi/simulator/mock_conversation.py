@@ -14,9 +14,11 @@ The eval's messages are played in order:
   call: here STUB_RESULT.
 
 Simulator-only: the provider does not document whether a tool the assistant calls during an eval run is executed
-(its guides mock tool responses with `tool` turns). The simulator never executes one: no server, SMS, booking or
-configuration write is reached. The calls show only in the result's assistant messages (`toolCalls`), as the
-provider's EvalRunResult carries them.
+(its guides answer tool calls with mock `tool` turns, which the eval's messages carry right after the assistant
+turn that calls). The simulator never executes one: no server (no tool-calls message), SMS, booking or
+configuration write is reached. The calls show in the result's assistant messages (`toolCalls`), and the mock
+tool responses that answered them in the `tool` messages that follow, as the provider's EvalRunResult carries
+them.
 
 The result is the provider's EvalRunResult: `{"status": "pass"|"fail", "messages", "startedAt", "endedAt"}`,
 where `messages` is the conversation as played and each judged turn carries `judge: {"status",
