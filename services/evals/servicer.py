@@ -41,7 +41,8 @@ def run_message(row: Run) -> evals_pb2.EvalRun:
                             agent_id=row.agent_id, ended_reason=row.ended_reason, trigger=row.trigger,
                             channel=row.channel)
     run.results.extend(struct(result) for result in row.results)
-    run.stubbed_tool_calls.extend(struct(call) for call in row.stubbed_tool_calls)
+    # A run recorded before its calls carried the stub they got shows result null, as a call given none does.
+    run.stubbed_tool_calls.extend(struct({"result": None, **call}) for call in row.stubbed_tool_calls)
     set_timestamp(run, "created_at", row.created_at)
     set_timestamp(run, "ended_at", row.ended_at)
     return run

@@ -2,13 +2,18 @@
 them, passes an eval scenario where the caller asks for a text and a Saturday booking, its judges asserting each
 tool call and its arguments; the run lists the calls with the stubs the assistant got, and nothing happened: no
 text reached the messaging provider, no booking is stored, the custom tool's URL got no request, and the calls
-service has no call and no tool call of the agent. Dates come from the business's today."""
+service has no call and no tool call of the agent; were the provider to post such tool calls to our server, they
+would be refused and run nothing. Dates come from the business's today."""
 import json
+import time
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+import aiohttp
+
 from tests.agents import create_agent, create_eval
 from tests.e2e.test_bookings import call, open_every_day
+from tests.e2e.test_call_lifecycle import MESSAGES, signed
 from tests.receiver import Receiver
 from tests.texting import texts_to
 
@@ -31,6 +36,20 @@ def rules(sms: dict, booking: dict) -> str:
         f'When the caller says "text me", call send_sms with {json.dumps(sms)} and answer "{TEXTED}"',
         f'When the caller says "saturday", call book_appointment with {json.dumps(booking)} and answer "{BOOKED}"',
         f'When the caller says "order", call lookup_order with {{"order": "A-17"}} and answer "{FOUND}"'])
+
+
+async def posted(stack, call_ref: dict | None) -> tuple[int, dict]:
+    """A signed tool-calls server message for the three tools, about `call_ref` (None: no call), posted as the voice
+    provider posts one."""
+    calls = [{"id": f"tc-{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+             for name, arguments in (("send_sms", {"to": TO, "text": TEXT}), ("book_appointment", {"name": "Ann"}),
+                                     ("lookup_order", {"order": "A-17"}))]
+    message = {"type": "tool-calls", "timestamp": int(time.time() * 1000), "toolCallList": calls}
+    body = json.dumps({"message": {**message, **({"call": call_ref} if call_ref else {})}}).encode()
+    async with aiohttp.ClientSession() as session, session.post(
+            stack.base_url + MESSAGES, data=body,
+            headers=signed(body, stack.env()["VOICE_WEBHOOK_SECRET"], time.time())) as r:
+        return r.status, await r.json()
 
 
 async def test_an_eval_run_stubs_every_tool_call_and_changes_nothing(api, account, stack, db, other_key):
@@ -71,6 +90,15 @@ async def test_an_eval_run_stubs_every_tool_call_and_changes_nothing(api, accoun
         played = run["results"][0]["messages"]
         assert [m["role"] for m in played] == ["user", "assistant", "tool"] * 3
         assert all(m["judge"]["status"] == "pass" for m in played if m["role"] == "assistant")
+
+        # Were the provider to post the run's tool calls to our server (it documents no such thing; the simulator
+        # never does), they would run nothing: a message naming no call is refused, one naming no call of ours is
+        # answered with a refusal and recorded nowhere.
+        for call_ref in (None, {"id": run["provider_run_id"]}):
+            status, answer = await posted(stack, call_ref)
+            assert status == (400 if call_ref is None else 200), answer
+            if call_ref:
+                assert ["can't use tools on this call" in r["result"] for r in answer["results"]] == [True] * 3
 
         # Nothing happened anywhere.
         assert await texts_to(stack, TO) == []

@@ -1,12 +1,16 @@
 """Eval scenario rules (services.evals.domain): turns, judge plans, and the provider's body and runs as the Vapi
 adapter writes and reads them."""
+from datetime import UTC, datetime
 from types import SimpleNamespace
 
 import pytest
+from google.protobuf import json_format
 
 from core.errors import ServiceError
 from providers.voice.vapi import evals as vapi_evals
 from services.evals import domain, test_mode
+from services.evals.records import Run
+from services.evals.servicer import run_message
 
 ASK = {"role": "user", "content": "Are you open?"}
 RUBRIC = {"provider": "openai", "model": "gpt-4o",
@@ -173,3 +177,13 @@ def test_a_runs_tool_calls_are_read_from_its_result_messages():
                                "results": [{"status": "pass", "messages": later}]})
     assert [(c["turn"], c["name"], c["result"]) for c in ended.tool_calls] == [
         (1, "sms", "ok"), (1, "book", "booked"), (5, "end_call", None)]
+
+
+def test_a_runs_tool_calls_always_show_a_result():
+    """A run recorded before its calls carried their stub reads with result null, as a call given none does."""
+    now = datetime.now(UTC)
+    row = Run("r", "b", "a", "e", "n", None, "p", "ended", True, [], "mockConversation.done", now, now, now,
+              "request", None, [{"turn": 1, "name": "send_sms", "arguments": {}},
+                                {"turn": 3, "name": "end_call", "arguments": {}, "result": "(test mode) x"}])
+    shown = json_format.MessageToDict(run_message(row))["stubbedToolCalls"]
+    assert [c["result"] for c in shown] == [None, "(test mode) x"]
