@@ -57,8 +57,8 @@ def link_text(name: str, url: str) -> str:
     return f"Here is the link you asked for ({name}): {url}"
 
 
-def unknown_link(asked: object, links: Mapping[str, str]) -> str:
-    return (f"There is no saved link named {asked!r}. The saved links are: {', '.join(links)}. Send one of those, "
+def unknown_link(asked: str, links: Mapping[str, str]) -> str:
+    return (f"There is no saved link named \"{asked}\". The saved links are: {', '.join(links)}. Send one of those, "
             "or tell the caller that link can't be sent.")
 
 
@@ -82,13 +82,13 @@ def idempotency_key(call: Call, tool_call: ToolCall) -> str:
 
 
 def link_body(tool: AgentTool, arguments: Mapping[str, Any]) -> str:
-    """The text of send_link: the saved link the model named."""
+    """The text of send_link: the saved link the model named (its case aside)."""
     links = {str(link["name"]): str(link["url"]) for link in tool.settings.get("links") or ()}
-    asked = arguments.get("name")
-    url = links.get(str(asked)) if asked is not None else None
-    if url is None:
+    asked = str(arguments.get("name") or "").strip()
+    name = next((n for n in links if n.casefold() == asked.casefold()), None)
+    if name is None:
         raise Refused(unknown_link(asked, links))
-    return link_text(str(asked), url)
+    return link_text(name, links[name])
 
 
 def sms_body(arguments: Mapping[str, Any]) -> str:

@@ -110,7 +110,7 @@ async def test_send_sms_and_send_link_text_an_inbound_caller_once_each_in_the_bu
                       ("tc-link", "send_link", {"name": "Menu"}), ("tc-bad", "send_link", {"name": "Prices"}))
     answered = await delivered(stack, body)
     assert answered["tc-sms"] == answered["tc-link"] == f"Text sent to {caller}."
-    assert "no saved link named 'Prices'" in answered["tc-bad"] and "Menu" in answered["tc-bad"]
+    assert 'no saved link named "Prices"' in answered["tc-bad"] and "Menu" in answered["tc-bad"]
     assert await delivered(stack, body) == answered  # the provider's retry: nothing texted again
     taken = await texts_to(stack, caller)
     assert sorted(t["body"] for t in taken) == sorted(["We open at 9 tomorrow.",

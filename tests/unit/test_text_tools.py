@@ -144,9 +144,9 @@ async def test_a_caller_who_opted_out_is_refused_with_a_sentence_and_not_texted(
     assert [kind for kind, _, _ in await history(consents, owner, CALLER)] == ["opt_out", "conversational"]
 
 
-async def test_send_link_texts_a_saved_link_by_name_and_lists_the_names_for_another(
+async def test_send_link_texts_a_saved_link_by_its_name_in_any_case_and_lists_the_names_for_another(
         tools, texts, sms, database, consents, owner, inbound):
-    answered = await tools.answer(tool_calls(inbound.provider_call_id, None, ("tc-1", "send_link", {"name": "Menu"}),
+    answered = await tools.answer(tool_calls(inbound.provider_call_id, None, ("tc-1", "send_link", {"name": "menu"}),
                                              ("tc-2", "send_link", {"name": "Prices"})))
     assert answered[0].result == "Text sent to +14155550123."
     [taken] = sms.texts
