@@ -98,11 +98,11 @@ def _text(description: str) -> dict[str, str]:
 
 # What the model fills in when it calls a built-in tool that runs on our side (JSON Schema); send_link's `name` is
 # also limited to the agent's link names.
+_TEXT_TO = _text("The number to text in E.164, only if the caller asks for another number than their own")
 BUILTIN_PARAMETERS: dict[str, dict[str, object]] = {
-    "send_sms": {"type": "object", "properties": {
-        "to": _text("The number to text in E.164, only if the caller asks for another number than their own"),
-        "text": _text("The text to send")}, "required": ["text"]},
-    "send_link": {"type": "object", "properties": {"name": _text("The name of the link to send")},
+    "send_sms": {"type": "object", "properties": {"to": _TEXT_TO, "text": _text("The text to send")},
+                 "required": ["text"]},
+    "send_link": {"type": "object", "properties": {"name": _text("The name of the link to send"), "to": _TEXT_TO},
                   "required": ["name"]},
     "check_availability": {"type": "object", "properties": {
         "date": {"type": "string", "format": "date", "description": "The day asked about, YYYY-MM-DD"}},

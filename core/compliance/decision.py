@@ -38,12 +38,14 @@ from core.errors import ServiceError
 
 ALLOW, DEFER, REFUSE = "allow", "defer", "refuse"
 OUTCOMES = (ALLOW, DEFER, REFUSE)
-# Who asks for a decision: a call placed with compliance enforce, an SMS send, a communication run, the pipeline;
-# and a call placed with compliance skip (UNCHECKED: counted and logged, never refused).
+# Who asks for a decision: a call placed with compliance enforce, an SMS send, a communication run, the pipeline,
+# an agent's tool during a call (AGENT_TOOL: send_sms, send_link); and a call placed with compliance skip
+# (UNCHECKED: counted and logged, never refused).
 CALL_ACTORS = ("enforced_call", "run", "pipeline")
-SMS_ACTORS = ("sms", "run", "pipeline")
+AGENT_TOOL = "agent_tool"
+SMS_ACTORS = ("sms", "run", "pipeline", AGENT_TOOL)
 UNCHECKED = "unchecked_call"
-ACTORS = (*CALL_ACTORS, "sms", UNCHECKED)
+ACTORS = (*CALL_ACTORS, "sms", AGENT_TOOL, UNCHECKED)
 DAY = timedelta(hours=24)
 HORIZON = timedelta(days=8)  # a touch that cannot become legal within this is refused (the zones never align)
 CONVERTED = "converted"  # the lead status that is an existing business relationship (a customer)

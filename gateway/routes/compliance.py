@@ -26,7 +26,8 @@ ROUTES = [
           rpcs=(f"{MESSAGING}/ListComplianceDecisions",),
           description="Every decision the platform made on an outbound touch of the business, kept append-only: "
           "texts sent through POST /api/v1/sms/send (actor sms) and calls placed with compliance enforce (actor "
-          "enforced_call; run and pipeline for communication runs and the sales pipeline). Each has the outcome "
+          "enforced_call; run and pipeline for communication runs and the sales pipeline; agent_tool for an agent's "
+          "send_sms or send_link during a call, referencing the tool call). Each has the outcome "
           "(allow; defer with not_before, the instant the touch becomes legal; refuse), the rule that decided "
           "(allowed, platform_dnc, business_dnc, lead_do_not_contact, opted_out, national_dnc, national_dnc_stale, "
           "no_consent_call, no_consent_sms, "

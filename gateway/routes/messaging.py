@@ -152,9 +152,9 @@ ROUTES = [
           rpcs=(f"{MESSAGING}/GetConsent",),
           description="state (opted_in, opted_out, conversational, none), can_text, and the append-only history: "
           "each opt-in, opt-out and conversational evidence with its source (api, keyword, inbound_text, "
-          "inbound_call, provider: the messaging provider refused a text because the recipient replied STOP to "
-          "it), actor, reference (message sid, call id, our message id) and time. An opt-out wins until an "
-          "opt-in."),
+          "inbound_call, call_request: they asked for a text on a call, provider: the messaging provider "
+          "refused a text because the recipient replied STOP to it), actor, reference (message sid, call id, our "
+          "message id) and time. An opt-out wins until an opt-in."),
     Route("POST", f"{V1}/sms/consent", record_consent, "Record an opt-in or opt-out", "sms", scope="sms:write",
           body=CONSENT_RECORD, response="Consent", status=201,
           errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),

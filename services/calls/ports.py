@@ -1,6 +1,6 @@
 """What the calls service needs of the other services, as ports: an agent's calling profile, who answers a
 number, an agent's tools and the run of a custom tool (agents), the lead a call is for and the business's saved calling hours (sdr), the business's name
-(accounts), and the compliance decision on a call (messaging). `grpc_neighbours` builds the adapters over the
+(accounts), and the compliance decision on a call and the texts an agent's tools send (messaging). `grpc_neighbours` builds the adapters over the
 services' RPCs; service-layer tests give the use cases in-memory ones (tests/service/fakes.py), so placing or
 answering a call needs neither the other services nor their databases. Each call acts for the current caller
 (core.tenant), as the owning service checks it; a refusal raises core.errors.ServiceError with its code."""
@@ -16,6 +16,7 @@ from cachetools import TTLCache
 from google.protobuf import json_format
 
 from contracts.agents import CUSTOM_TOOL
+from core.compliance.decision import AGENT_TOOL
 from core.compliance.recording_rules import DEFAULT_SETTING, Setting
 from core.errors import ServiceError
 from core.messages import business_hours as business_hours_message
@@ -112,6 +113,29 @@ class CallDecision:
     business_hours: tuple[int, int] | None
 
 
+@dataclass(frozen=True)
+class Text:
+    """A text an agent's tool sends during a call (send_sms, send_link), as messaging's PlaceSms takes it: from the
+    call's agent, keyed so that a retried tool call never texts twice, with the call on which the recipient asked for
+    it when they did (their consent basis)."""
+
+    agent_id: str
+    to: str
+    body: str
+    idempotency_key: str
+    reference: str  # the tool call, for the decision log
+    requested_on_call: str | None = None
+
+
+@dataclass(frozen=True)
+class TextPlaced:
+    """A text sent (to whom), or held back by the compliance decision for the time (`code`: tcpa_violation)."""
+
+    sent: bool
+    to: str
+    code: str | None = None
+
+
 class Agents(Protocol):
     async def calling_profile(self, agent_id: str) -> CallingProfile: ...
 
@@ -148,12 +172,19 @@ class Compliance(Protocol):
     async def release_slot(self, decision_id: str) -> None: ...
 
 
+class Texts(Protocol):
+    async def place_text(self, text: Text) -> TextPlaced:
+        """The text sent, or deferred by the compliance decision; a refusal raises ServiceError with its code
+        (number_on_dnc, number_opted_out, content_blocked, rate_limited, ...)."""
+
+
 @dataclass(frozen=True)
 class Neighbours:
     agents: Agents
     leads: Leads
     workspaces: Workspaces
     compliance: Compliance
+    texts: Texts
 
 
 def lead_of(message: sdr_pb2.Lead) -> Lead:
@@ -254,7 +285,20 @@ class GrpcCompliance:
         await self.client.ReleaseCallSlot(messaging_pb2.ReleaseCallSlotRequest(decision_id=decision_id))
 
 
+class GrpcTexts:
+    def __init__(self, client: Client):
+        self.client = client
+
+    async def place_text(self, text: Text) -> TextPlaced:
+        reply = await self.client.PlaceSms(messaging_pb2.SendSmsRequest(
+            to=text.to, from_agent_id=text.agent_id, message=text.body, idempotency_key=text.idempotency_key,
+            actor=AGENT_TOOL, reference=text.reference, requested_on_call=text.requested_on_call))
+        if reply.HasField("deferred"):
+            return TextPlaced(False, text.to, reply.deferred.code or "tcpa_violation")
+        return TextPlaced(True, reply.sent.to)
+
+
 def grpc_neighbours(client: Callable[[str], Client]) -> Neighbours:
     """The adapters over `client(name)`, a client of each service named (`Runtime.client`)."""
     return Neighbours(GrpcAgents(client("agents")), GrpcLeads(client("sdr")), GrpcWorkspaces(client("accounts")),
-                      GrpcCompliance(client("messaging")))
+                      GrpcCompliance(client("messaging")), GrpcTexts(client("messaging")))

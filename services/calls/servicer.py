@@ -166,7 +166,7 @@ def build(runtime: Runtime) -> CallsServicer:
     units = calls_units(runtime.db)
     calls = Calls(units, voice, others, recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
     inbound = Inbound(units, others, standings=held)
-    lifecycle = Lifecycle(units, voice, inbound, ToolCalls(units, others.agents))
+    lifecycle = Lifecycle(units, voice, inbound, ToolCalls(units, others.agents, texts=others.texts))
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,

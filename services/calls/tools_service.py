@@ -10,7 +10,8 @@ Only a call of ours is acted on: a message about no call we recorded, or naming 
 provider's call is another (another business's), is answered with a refusal the model can say and recorded
 nowhere. The agent's tools are read now, as the call's business (the agents service refuses an agent of another
 one), so a tool removed during the call is refused too. Custom tools run in the agents service, which holds their
-signing secret (services.calls.ports.Agents.run_custom_tool)."""
+signing secret (services.calls.ports.Agents.run_custom_tool); send_sms and send_link text through messaging
+(services.calls.text_tools)."""
 from __future__ import annotations
 
 import asyncio
@@ -24,7 +25,8 @@ from core.errors import ServiceError
 from core.ids import utcnow
 from core.uow import UnitOfWork
 from providers.voice.port import CallRef, ToolCall, ToolCallsRequest, ToolResult
-from services.calls.ports import Agents, AgentTool
+from services.calls import text_tools
+from services.calls.ports import Agents, AgentTool, Texts
 from services.calls.records import Call, ToolCallRecord
 from services.calls.repository import CallsUnit
 
@@ -52,10 +54,11 @@ def not_executed_yet(name: str) -> str:
 
 
 class ToolCalls:
-    def __init__(self, uow: UnitOfWork[CallsUnit], agents: Agents, *, wait_seconds: float = WAIT_SECONDS,
-                 poll_seconds: float = POLL_SECONDS):
+    def __init__(self, uow: UnitOfWork[CallsUnit], agents: Agents, *, texts: Texts,
+                 wait_seconds: float = WAIT_SECONDS, poll_seconds: float = POLL_SECONDS):
         self.uow = uow  # the calls and their tool calls (services.calls.repository)
         self.agents = agents  # the agent's tools, and the custom tools' runs (services.calls.ports)
+        self.texts = texts  # send_sms's and send_link's texts (messaging: services.calls.text_tools)
         self.wait_seconds, self.poll_seconds = wait_seconds, poll_seconds
 
     async def answer(self, request: ToolCallsRequest) -> list[ToolResult]:
@@ -128,6 +131,8 @@ class ToolCalls:
             return "refused", not_the_agents(tool_call.name)
         if tool.type == "end_call":
             return "ok", END_CALL_RESULT
+        if tool.type in ("send_sms", "send_link"):
+            return await text_tools.run(self.texts, call, tool, tool_call)
         if tool.type == CUSTOM_TOOL:
             try:
                 run = await self.agents.run_custom_tool(call.agent_id, tool.name, tool_call.id,

@@ -85,7 +85,7 @@ class ConsentEvent:
     business_id: str
     phone: str
     kind: str  # domain.CONSENT_KINDS
-    source: str  # api, keyword, inbound_text, inbound_call, provider
+    source: str  # api, keyword, inbound_text, inbound_call, call_request, provider
     actor: str | None
     reference: str | None
     note: str | None

@@ -77,7 +77,7 @@ consent_events = sa.Table(
     sa.Column("business_id", Uuid, nullable=False),
     sa.Column("phone", sa.Text, nullable=False),
     sa.Column("kind", sa.Text, nullable=False),  # domain.CONSENT_KINDS
-    sa.Column("source", sa.Text, nullable=False),  # api, keyword, inbound_text, inbound_call
+    sa.Column("source", sa.Text, nullable=False),  # api, keyword, inbound_text, inbound_call, call_request, provider
     sa.Column("actor", sa.Text),
     sa.Column("reference", sa.Text),
     sa.Column("note", sa.Text),
@@ -158,7 +158,7 @@ compliance_decisions = sa.Table(
     sa.Column("code", sa.Text),
     sa.Column("message", sa.Text, nullable=False),
     sa.Column("not_before", Ts),
-    sa.Column("actor", sa.Text, nullable=False),  # who asked: enforced_call, sms, run, pipeline
+    sa.Column("actor", sa.Text, nullable=False),  # who asked: compliance.ACTORS
     sa.Column("reference", sa.Text),  # the call, message or touch it was about
     sa.Column("inputs", JSONB, nullable=False),
     sa.Column("decided_at", Ts, nullable=False),

@@ -21,7 +21,9 @@ A caller that can wait (a communication run) places its texts (PlaceSms): a defe
 instead of an error. A send with an idempotency key claims the key with its message (one insert, the first wins);
 a send whose key already names a message of the business answers with that message as it stands (even pending:
 its first send may still be at the provider), with no second text and no new decision. The message keeps the run's
-reference and touch id, and its sms.* events carry them.
+reference and touch id, and its sms.* events carry them. An agent's send_sms or send_link (actor agent_tool) may
+name the call on which the recipient asked for the text: their asking is conversational consent (source
+call_request), recorded in the send's transaction before the decision, where an explicit opt-out still wins.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ from core.compliance import zones
 from core.compliance.rules import SMS, Hours
 from core.contact import normalize_e164
 from core.errors import ServiceError, invalid, not_found
-from core.ids import new_id, utcnow
+from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
 from core.standings import Standings, carried_only
 from core.text import optional_text
@@ -53,6 +55,7 @@ from switchboard.v1 import events_pb2
 
 CONVERSATIONS_PAGE = MESSAGES_PAGE = (50, 100)
 PROVIDER_ACTOR = "messaging-provider"  # who recorded an opt-out the provider told us of
+CALL_REQUEST = "call_request"  # the consent source of a recipient who asked for the text on a call
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ class NewText:
     external_ref: str | None = None  # a communication run's reference and the touch's id, for its events
     touch_id: str | None = None
     business_hours: tuple[int, int] | None = None  # (start, end hour): the business's own window (a run's text)
+    requested_on_call: str | None = None  # the call on which the recipient asked for it (an agent's tool's text)
 
 
 @dataclass(frozen=True)
@@ -83,13 +87,17 @@ def checked(new: NewText) -> NewText:
     actor = new.actor or "sms"
     if actor not in compliance.SMS_ACTORS:
         raise invalid(f"actor of a text must be one of {', '.join(compliance.SMS_ACTORS)}")
+    if new.requested_on_call is not None and actor != compliance.AGENT_TOOL:
+        raise invalid(f"requested_on_call is for a text an agent's tool sends during a call (actor "
+                      f"{compliance.AGENT_TOOL})")
     return replace(
         new, to=normalize_e164(new.to, "to"), actor=actor,
         callee_timezone=zones.check_zone(new.callee_timezone, "callee_timezone") if new.callee_timezone else None,
         idempotency_key=optional_text(new.idempotency_key, "idempotency_key", domain.IDEMPOTENCY_KEY_MAX),
         reference=optional_text(new.reference, "reference", domain.REFERENCE_MAX),
         external_ref=optional_text(new.external_ref, "external_ref", domain.REFERENCE_MAX),
-        touch_id=optional_text(new.touch_id, "touch_id", domain.REFERENCE_MAX))
+        touch_id=optional_text(new.touch_id, "touch_id", domain.REFERENCE_MAX),
+        requested_on_call=require_uuid(new.requested_on_call, "requested_on_call") if new.requested_on_call else None)
 
 
 def same_text(earlier: Message, text: NewText, sender: str) -> Message:
@@ -211,11 +219,17 @@ class Texts:
         pending message on its thread with the decision logged and the touch counted, or the refusal or deferral
         logged alone; when a racing send claimed the idempotency key first, that send's message with nothing
         written. Content that breaks the rules is refused (content_blocked) after a legal refusal, before a
-        deferral, with nothing logged."""
+        deferral, with nothing logged. A recipient who asked for the text on a call has their asking recorded
+        first, so the decision reads it with the rest of their consent history."""
         message_id = new_id()
         assert text.actor is not None  # checked() names it
         try:
             async with self.uow.transaction() as work:
+                if text.requested_on_call is not None:
+                    await work.consent.add_consent(
+                        business_id=business_id, phone=text.to, kind="conversational", source=CALL_REQUEST,
+                        actor=text.to, reference=text.requested_on_call, created_at=utcnow(),
+                        note=f"asked on call {text.requested_on_call} for a text from {sender}")
                 decided, now = await self.compliance.decide_locked(work, business_id, SMS, callee, sender=sender,
                                                                    business_hours=business_hours)
                 if decided.outcome != compliance.REFUSE:

@@ -60,7 +60,8 @@ def call_to_decide(request: messaging_pb2.DecideCallRequest) -> domain.CallToDec
 def new_text(request: messaging_pb2.SendSmsRequest) -> NewText:
     return NewText(to=request.to, agent_id=request.from_agent_id, body=request.message,
                    **{f: optional(request, f) for f in ("lead_id", "idempotency_key", "callee_timezone", "actor",
-                                                        "reference", "external_ref", "touch_id")},
+                                                        "reference", "external_ref", "touch_id",
+                                                        "requested_on_call")},
                    business_hours=business_hours_of(request))
 
 

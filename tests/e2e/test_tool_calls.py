@@ -1,6 +1,8 @@
 """The model's tool calls during a call, end to end: a signed tool-calls server message posted to the gateway as the
 voice provider posts it is answered in Vapi's documented `results` shape, the custom tool's URL gets one signed
-POST however often the message is delivered, and the call's detail lists the tool calls to its business alone."""
+POST however often the message is delivered, send_sms and send_link text the caller once per tool call (shown in
+the business's conversations, refused to a caller who texted STOP), and the call's detail lists the tool calls to
+its business alone."""
 import json
 import time
 
@@ -8,9 +10,12 @@ import aiohttp
 from stripe import WebhookSignature
 
 from core.signing import SIGNATURE_HEADER
-from tests.calling import settled
+from tests.calling import our_call, ring, settled
 from tests.e2e.test_call_lifecycle import MESSAGES, signed
 from tests.receiver import Receiver
+from tests.texting import number, texts_to
+
+MENU = "https://example.com/menu"
 
 
 def tool_calls_message(provider_call_id: str, call_id: str) -> bytes:
@@ -50,7 +55,7 @@ async def test_a_tool_calls_message_is_answered_once_per_tool_call_and_on_the_ca
             assert status == 200, answer
             assert [r["toolCallId"] for r in answer["results"]] == ["call_lookup_1", "call_end_1", "call_sms_1"]
             assert answer["results"][0]["result"] == "ok" and answer["results"][1]["result"] == "ok"
-            assert "not available yet" in answer["results"][2]["result"]
+            assert answer["results"][2]["result"].startswith("No text was sent")  # it says nothing to send
             assert await post() == (200, answer)  # the provider's retry: the same results, nothing run again
         [request] = receiver.requests
         assert request["json"] == {"tool_call_id": "call_lookup_1", "name": "lookup_order",
@@ -72,3 +77,73 @@ async def test_a_tool_calls_message_is_answered_once_per_tool_call_and_on_the_ca
         assert status == 404
     finally:
         await receiver.stop()
+
+
+def message_of(provider_call_id: str, *calls: tuple[str, str, dict]) -> bytes:
+    """A tool-calls server message about the provider's call (an inbound call: no id of ours in its metadata)."""
+    return json.dumps({"message": {
+        "type": "tool-calls", "timestamp": int(time.time() * 1000), "call": {"id": provider_call_id},
+        "toolCallList": [{"id": i, "type": "function", "function": {"name": n, "arguments": json.dumps(a)}}
+                         for i, n, a in calls]}}).encode()
+
+
+async def delivered(stack, body: bytes) -> dict:
+    async with aiohttp.ClientSession() as session:
+        async with session.post(stack.base_url + MESSAGES, data=body, headers=signed(
+                body, stack.env()["VOICE_WEBHOOK_SECRET"], time.time())) as r:
+            assert r.status == 200, await r.text()
+            return {a["toolCallId"]: a["result"] for a in (await r.json())["results"]}
+
+
+async def test_send_sms_and_send_link_text_an_inbound_caller_once_each_in_the_businesss_thread(
+        api, stack, account, calling_agent, voice, sms, other_key):
+    key, agent = account["key"], calling_agent
+    status, patched, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={"id": agent["id"], "tools": [
+        {"type": "send_sms"}, {"type": "send_link", "links": [{"name": "Menu", "url": MENU}]}]})
+    assert status == 200, patched
+    caller, stopped = number("0433"), number("0434")
+    await sms.answered(stopped, agent["phone_number"], "STOP")  # an explicit opt-out, before the call
+
+    at_provider = await ring(voice, agent["phone_number"], caller)
+    call = await our_call(api, key, agent["id"], at_provider["id"])
+    body = message_of(at_provider["id"], ("tc-sms", "send_sms", {"text": "We open at 9 tomorrow."}),
+                      ("tc-link", "send_link", {"name": "Menu"}), ("tc-bad", "send_link", {"name": "Prices"}))
+    answered = await delivered(stack, body)
+    assert answered["tc-sms"] == answered["tc-link"] == f"Text sent to {caller}."
+    assert 'no saved link named "Prices"' in answered["tc-bad"] and "Menu" in answered["tc-bad"]
+    assert await delivered(stack, body) == answered  # the provider's retry: nothing texted again
+    taken = await texts_to(stack, caller)
+    assert sorted(t["body"] for t in taken) == sorted(["We open at 9 tomorrow.",
+                                                       f"Here is the link you asked for (Menu): {MENU}"])
+    assert {t["from"] for t in taken} == {agent["phone_number"]}
+
+    status, threads, _ = await api.request("GET", "/api/v1/sms/conversations", key=key)
+    [thread] = [t for t in threads["conversations"] if t["contact_number"] == caller]
+    assert (thread["business_number"], thread["outbound_count"]) == (agent["phone_number"], 2)
+    status, messages, _ = await api.request("GET", "/api/v1/sms/messages", key=key,
+                                            params={"conversation_id": thread["id"]})
+    assert sorted(m["body"] for m in messages["messages"]) == sorted(t["body"] for t in taken)
+    status, consent, _ = await api.request("GET", "/api/v1/sms/consent", key=key, params={"phone": caller})
+    assert ("conversational", "call_request", call["id"]) in [
+        (c["kind"], c["source"], c["reference"]) for c in consent["history"]]
+    status, logged, _ = await api.request("GET", "/api/v1/compliance/decisions", key=key, params={"phone": caller})
+    assert sorted(d["reference"] for d in logged["decisions"] if d["actor"] == "agent_tool") == ["tc-link", "tc-sms"]
+
+    status, detail, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
+    assert {t["id"]: t["outcome"] for t in detail["tool_calls"]} == {"tc-sms": "ok", "tc-link": "ok",
+                                                                     "tc-bad": "refused"}
+    status, theirs, _ = await api.request("GET", "/api/v1/sms/conversations", key=other_key)
+    assert status == 200 and caller not in [t["contact_number"] for t in theirs["conversations"]]
+    status, _, _ = await api.request("GET", "/api/v1/sms/conversations", key=other_key, params={"id": thread["id"]})
+    assert status == 404
+    status, _, _ = await api.request("GET", "/api/v1/calls", key=other_key, params={"id": call["id"]})
+    assert status == 404
+
+    before = len(await texts_to(stack, stopped))  # the provider's own answer to the STOP
+    at_provider = await ring(voice, agent["phone_number"], stopped)
+    await our_call(api, key, agent["id"], at_provider["id"])
+    refused = await delivered(stack, message_of(at_provider["id"], ("tc-stop", "send_sms", {"text": "Hi"})))
+    assert refused["tc-stop"] == f"No text was sent: {stopped} cannot receive texts from this business. Please " \
+                                 "tell the caller the text can't be sent and offer another way to help."
+    assert len(await texts_to(stack, stopped)) == before
+    await settled(api, key, call["id"])

@@ -5,11 +5,13 @@ from __future__ import annotations
 import uuid
 
 from core import tenant
+from core.compliance.decision import AGENT_TOOL
 from core.errors import ServiceError, not_found
 from core.standings import UNKNOWN_FACTS, Facts, Standings
-from services.calls.ports import Neighbours
+from services.calls.ports import Neighbours, TextPlaced
 from services.evals.agents_port import EvaluatedAgent
 from services.messaging import ports as messaging_ports
+from services.messaging.service import NewText, Sent
 from services.sdr.ports import Made
 from switchboard.v1 import common_pb2, evals_pb2
 
@@ -31,8 +33,8 @@ class LeadsByPhone:
 
 class CallsNeighbours(LeadsByPhone):
     """The calls service's ports (services.calls.ports) in memory: agents' calling profiles and number routes,
-    leads by id and by (business, phone), business names, and a compliance that answers `decision` (allow by
-    default) and keeps what it was asked and the slots released."""
+    leads by id and by (business, phone), business names, a compliance that answers `decision` (allow by
+    default) and keeps what it was asked and the slots released, and texts that are sent (kept in `texted`)."""
 
     def __init__(self, profiles=(), routes=None, leads=None, names=None, decision=None):
         self.profiles = {p.agent_id: p for p in profiles}
@@ -40,8 +42,8 @@ class CallsNeighbours(LeadsByPhone):
         self.leads = dict(leads or {})  # (business_id, phone) -> Lead
         self.names = dict(names or {})
         self.decision = decision
-        self.asked, self.released = [], []
-        self.ports = Neighbours(agents=self, leads=self, workspaces=self, compliance=self)
+        self.asked, self.released, self.texted = [], [], []
+        self.ports = Neighbours(agents=self, leads=self, workspaces=self, compliance=self, texts=self)
 
     async def calling_profile(self, agent_id):
         if agent_id not in self.profiles:
@@ -63,6 +65,30 @@ class CallsNeighbours(LeadsByPhone):
 
     async def release_slot(self, decision_id):
         self.released.append(decision_id)
+
+    async def place_text(self, text):
+        self.texted.append(text)
+        return TextPlaced(True, text.to)
+
+
+class MessagingTexts:
+    """The calls service's port on messaging's texts (services.calls.ports.Texts) over messaging's own send use case
+    in this process (services.messaging.service.Texts), asked as GrpcTexts asks it over RPC, as the current caller;
+    `down` plays messaging out of reach. Keeps each text asked (`asked`)."""
+
+    def __init__(self, texts):
+        self.texts, self.down, self.asked = texts, False, []
+
+    async def place_text(self, text):
+        self.asked.append(text)
+        if self.down:
+            raise ServiceError("unavailable", "messaging is out of reach")
+        placed = await self.texts.place(NewText(
+            to=text.to, agent_id=text.agent_id, body=text.body, idempotency_key=text.idempotency_key,
+            actor=AGENT_TOOL, reference=text.reference, requested_on_call=text.requested_on_call))
+        if isinstance(placed, Sent):
+            return TextPlaced(True, placed.message.to_number)
+        return TextPlaced(False, text.to, placed.code or "tcpa_violation")
 
 
 class EvalAgents:

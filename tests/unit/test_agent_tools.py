@@ -155,7 +155,8 @@ def test_the_provider_gets_our_tools_as_vapis_documented_shapes():
     assert send_link == {"type": "function", "server": SERVER, "function": {
         "name": "send_link", "description": AGENT_TOOLS["send_link"],
         "parameters": {"type": "object", "properties": {"name": {"type": "string", "enum": ["Menu"],
-                                                                 "description": "The name of the link to send"}},
+                                                                 "description": "The name of the link to send"},
+                                                        "to": BUILTIN_PARAMETERS["send_link"]["properties"]["to"]},
                        "required": ["name"]}}}
     assert transfer == {"type": "transferCall", "destinations": [
         {"type": "number", "number": "+14155550123", "description": "Sales",

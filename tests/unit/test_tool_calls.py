@@ -25,7 +25,7 @@ from services.calls.tools_service import END_CALL_RESULT, NOT_THIS_CALL, ToolCal
 from tests.integration.servers import serving
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
-from tests.service.fakes import EvalGateVerdicts
+from tests.service.fakes import CallsNeighbours, EvalGateVerdicts
 from tests.storage_contracts import call_values
 from tests.unit.test_agents_use_cases import BOX
 
@@ -81,7 +81,7 @@ class ToolAgents:
 
 
 LOOKUP = AgentTool("lookup_order", "custom")
-TOOLS = (LOOKUP, AgentTool("end_call", "end_call"), AgentTool("send_sms", "send_sms"))
+TOOLS = (LOOKUP, AgentTool("end_call", "end_call"), AgentTool("check_availability", "check_availability"))
 
 
 @pytest.fixture
@@ -98,7 +98,8 @@ def agents(business_id, call):
 
 @pytest.fixture
 def tools(database, agents):
-    return ToolCalls(calls_units(database, MemoryCalls), agents, wait_seconds=2, poll_seconds=0.01)
+    return ToolCalls(calls_units(database, MemoryCalls), agents, texts=CallsNeighbours(), wait_seconds=2,
+                     poll_seconds=0.01)
 
 
 async def recorded(database, call) -> list:
@@ -132,13 +133,15 @@ async def test_the_lifecycle_answers_a_forwarded_tool_calls_message_in_the_provi
 
 async def test_end_call_is_ok_a_tool_the_agent_lacks_is_refused_and_a_builtin_is_not_run_yet(tools, agents, database,
                                                                                             call):
-    agents.tools_now = (AgentTool("end_call", "end_call"), AgentTool("send_sms", "send_sms"))  # lookup removed
+    agents.tools_now = (AgentTool("end_call", "end_call"),
+                        AgentTool("check_availability", "check_availability"))  # lookup removed
     answered = await tools.answer(tool_calls(call.provider_call_id, None, ("tc-1", "end_call", {}),
-                                             ("tc-2", "lookup_order", {"order": 7}), ("tc-3", "send_sms", {}),
+                                             ("tc-2", "lookup_order", {"order": 7}),
+                                             ("tc-3", "check_availability", {}),
                                              ("tc-4", "delete_everything", {})))
     assert answered[0] == ToolResult("tc-1", END_CALL_RESULT)
     assert "lookup_order is not available to this agent" in answered[1].result
-    assert "send_sms is not available yet" in answered[2].result
+    assert "check_availability is not available yet" in answered[2].result
     assert "delete_everything is not available to this agent" in answered[3].result
     assert agents.runs == []
     outcomes = {r.tool_call_id: r.outcome for r in await recorded(database, call)}

@@ -162,7 +162,7 @@ class GetStandingsReply(_message.Message):
     def __init__(self, standings: _Optional[_Iterable[_Union[CalleeStanding, _Mapping]]] = ...) -> None: ...
 
 class SendSmsRequest(_message.Message):
-    __slots__ = ("to", "from_agent_id", "message", "lead_id", "idempotency_key", "callee_timezone", "actor", "reference", "external_ref", "touch_id", "business_hours")
+    __slots__ = ("to", "from_agent_id", "message", "lead_id", "idempotency_key", "callee_timezone", "actor", "reference", "external_ref", "touch_id", "business_hours", "requested_on_call")
     TO_FIELD_NUMBER: _ClassVar[int]
     FROM_AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
@@ -174,6 +174,7 @@ class SendSmsRequest(_message.Message):
     EXTERNAL_REF_FIELD_NUMBER: _ClassVar[int]
     TOUCH_ID_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_HOURS_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_ON_CALL_FIELD_NUMBER: _ClassVar[int]
     to: str
     from_agent_id: str
     message: str
@@ -185,7 +186,8 @@ class SendSmsRequest(_message.Message):
     external_ref: str
     touch_id: str
     business_hours: _common_pb2.BusinessHours
-    def __init__(self, to: _Optional[str] = ..., from_agent_id: _Optional[str] = ..., message: _Optional[str] = ..., lead_id: _Optional[str] = ..., idempotency_key: _Optional[str] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., business_hours: _Optional[_Union[_common_pb2.BusinessHours, _Mapping]] = ...) -> None: ...
+    requested_on_call: str
+    def __init__(self, to: _Optional[str] = ..., from_agent_id: _Optional[str] = ..., message: _Optional[str] = ..., lead_id: _Optional[str] = ..., idempotency_key: _Optional[str] = ..., callee_timezone: _Optional[str] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., external_ref: _Optional[str] = ..., touch_id: _Optional[str] = ..., business_hours: _Optional[_Union[_common_pb2.BusinessHours, _Mapping]] = ..., requested_on_call: _Optional[str] = ...) -> None: ...
 
 class PlaceSmsReply(_message.Message):
     __slots__ = ("sent", "deferred")
