@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # The provider's default `serverMessages` (CreateAssistantDTO.serverMessages). Of these the simulator sends
-# status-update, speech-update, conversation-update, user-interrupted, hang and end-of-call-report; the others
-# need tools, transfers or handoffs (or, assistant.started, have no documented shape).
+# status-update, speech-update, conversation-update, user-interrupted, hang and end-of-call-report, and tool-calls on
+# a call with scripted caller lines (`dialogue`); the others need transfers or handoffs (or, assistant.started, have
+# no documented shape).
 DEFAULT_SERVER_MESSAGES = frozenset({
     "conversation-update", "end-of-call-report", "function-call", "hang", "speech-update", "status-update",
     "tool-calls", "transfer-destination-request", "handoff-destination-request", "user-interrupted",
