@@ -2,7 +2,9 @@
 (speech-update, conversation-update, user-interrupted, hang) or the assistant's own `serverMessages`, timed
 `artifact.messages`, the recording under `artifact.recording` (the deprecated `recordingUrl` only when asked),
 voicemail noticed only with detection on, the HMAC timestamp in seconds or milliseconds (each checked by our
-receiver's own verification), and `endedMessage` on a refused inbound call."""
+receiver's own verification), `endedMessage` on a refused inbound call, and a scripted caller's lines (the control
+plane's `caller`) answered by the stand-in assistant, its function tools asked with signed tool-calls messages."""
+import asyncio
 import json
 import time
 from itertools import pairwise
@@ -17,6 +19,7 @@ from providers.voice.vapi.client import VapiClient
 from providers.voice.vapi.numbers import ringing_hooks
 from providers.voice.vapi.server_messages import WebhookAuth
 from providers.voice.vapi.simulator.app import build_app
+from providers.voice.vapi.simulator.tool_calls import NO_RESULT
 from tests.integration.servers import serving
 from tests.waiting import wait_until
 
@@ -45,6 +48,8 @@ class Server:
         self.messages.append(message)
         self.paths.append(request.path)
         if message["type"] == "tool-calls":
+            if request.path == "/slow":
+                await asyncio.sleep(1.5)
             return web.json_response({"results": [{"toolCallId": c["id"], "result": f"{c['function']['name']} done"}
                                                   for c in message["toolCallList"]]})
         return web.json_response(self.answer if message["type"] == "assistant-request" else {})
@@ -59,6 +64,7 @@ async def server():
     app = web.Application()
     app.router.add_post("/messages", ours.handle)
     app.router.add_post("/tool", ours.handle)
+    app.router.add_post("/slow", ours.handle)  # a tool's server that answers tool-calls after 1.5 s
     async with serving(app) as served:
         ours.url = str(served.make_url("/messages"))
         yield ours
@@ -254,6 +260,19 @@ async def test_a_tools_own_server_comes_before_the_assistants(sim, server):
     messages = await sim.call("+14155550131", model=model(own))
     assert [p for p, m in zip(server.paths, server.messages, strict=True)
             if m["type"] == "tool-calls" and m["call"]["id"] == messages[0]["call"]["id"]] == ["/tool"]
+
+
+async def test_a_duplicated_tool_calls_message_carries_the_same_call_and_a_late_answer_is_no_result(sim, server):
+    await sim.playback(caller=["my order"], duplicate=True)
+    messages = await sim.call("+14155550135", model=model(LOOKUP))
+    first, again = [m for m in messages if m["type"] == "tool-calls"]
+    assert first["toolCallList"] == again["toolCallList"]  # the provider's retry: one tool call, delivered twice
+    slow = {**LOOKUP, "server": {"url": server.url.replace("/messages", "/slow"), "timeoutSeconds": 1,
+                                 "credentialId": sim.server_config["credentialId"]}}
+    await sim.playback(caller=["my order"])
+    report = report_of(await sim.call("+14155550136", model=model(slow)))
+    assert report["artifact"]["messages"][3]["result"] == NO_RESULT
+    assert report["artifact"]["transcript"].endswith(f"AI: {NO_RESULT}")
 
 
 async def test_end_call_ends_the_call_once_its_answer_is_said_and_asks_no_server(sim):
