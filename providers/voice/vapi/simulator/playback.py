@@ -15,8 +15,9 @@ The outcome follows from the dialled number's last four digits (the simulator's 
 answers, 0002 busy, 0003 a voicemail box answers (ended `voicemail` only with voicemail detection on, the
 provider's default being off; otherwise the call is talked to like a person), 0004 the call fails; any other number
 is answered and the simulated caller talks with the agent. What is said and the messages sent meanwhile are
-`conversation`'s. A test may set the outcome and ask for duplicated or reordered messages through the
-control plane (`Playback.script`). Times are multiplied by the time scale (VOICE_SIM_TIME_SCALE; tests run
+`conversation`'s, or, when the control plane gives the caller's lines (`caller`), `dialogue`'s: the stand-in
+assistant answers them and its function tools' servers are sent tool-calls messages as the call goes. A test may set
+the outcome and ask for duplicated or reordered messages through the control plane (`Playback.script`). Times are multiplied by the time scale (VOICE_SIM_TIME_SCALE; tests run
 calls in a fraction of a second).
 """
 from __future__ import annotations
@@ -396,10 +397,10 @@ class Playback:
             if script.silent or not server.get("url"):
                 return NO_RESULT
             answer: object = None
-            for _ in range(2 if script.duplicate else 1):
-                body = json.dumps({"message": {"timestamp": int(time.time() * 1000),
-                                               **tool_calls_message(tool, made, timeline.said),
-                                               "call": self.store.existing("call", call_id)}}).encode()
+            body = json.dumps({"message": {"timestamp": int(time.time() * 1000),
+                                           **tool_calls_message(tool, made, timeline.said),
+                                           "call": self.store.existing("call", call_id)}}).encode()
+            for _ in range(2 if script.duplicate else 1):  # a resend is the same message
                 answer, why = await self._answer_of(server["url"], self._plan(server), body, timeout_of(server),
                                                     script.timestamp_ms)
                 if why:
