@@ -53,9 +53,12 @@ async def call_events(api, key, call_id: str, expected: int) -> list[str]:
     return await wait_until(types, f"{expected} events of call {call_id}", lambda found: len(found) >= expected)
 
 
-async def ring(voice, to: str, caller: str, outcome: str | None = None, **control) -> dict:
-    """The voice simulator rings our number `to` from `caller`; the call as the provider has it."""
-    body = {"to": to, "from": caller, **({"outcome": outcome} if outcome else {}), **control}
+async def ring(voice, to: str, caller: str, outcome: str | None = None, says: list[str] | None = None,
+               **control) -> dict:
+    """The voice simulator rings our number `to` from `caller` (who says `says`, if given); the call as the provider
+    has it."""
+    body = {"to": to, "from": caller, **({"outcome": outcome} if outcome else {}),
+            **({"caller": says} if says else {}), **control}
     async with voice.session.post(f"{voice.url}/_simulator/inbound", json=body) as r:
         assert r.status == 201, await r.text()
         return await r.json()

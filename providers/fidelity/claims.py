@@ -25,7 +25,9 @@ from providers.voice.port import PROGRESS, AssistantSpec, OutboundCall
 from providers.voice.vapi import assistants, vocabulary
 from providers.voice.vapi import calls as vapi_calls
 from providers.voice.vapi import evals as vapi_evals
+from providers.voice.vapi.simulator import tool_calls as simulator_tool_calls
 from providers.voice.vapi.simulator import validation as voice_simulator
+from providers.voice.vapi.simulator.conversation import openai_formatted
 
 VOICE, SMS, PAYMENTS = "voice", "sms", "payments"
 STRIPE_SESSION = "checkout._session_create_params:SessionCreateParams"
@@ -50,6 +52,13 @@ CALL = vapi_calls.call_body(OutboundCall(
     call_id="c", assistant_id="a", number_id="p", to="+14155550100", name="Dana", prompt="p", first_message="Hi",
     model={"provider": "openai", "model": "gpt-4o"}, context="c", max_duration=600, variables={}, disclosure=VERBAL),
     {"url": "https://x"})
+# What the voice simulator sends when the stand-in assistant calls a function tool: the tool-calls message (the
+# sender adds `call` and `timestamp` to every server message) and the artifact's entries of the call and its result.
+SIM_TOOL = {"type": "function", "function": {"name": "lookup_order"}, "server": {"url": "https://x"}}
+SIM_CALL = simulator_tool_calls.tool_call("lookup_order", {"order": "A-17"})
+SIM_TOOL_CALLS = simulator_tool_calls.tool_calls_message(SIM_TOOL, SIM_CALL, [])
+SIM_CALLS_ENTRY = simulator_tool_calls.calls_entry([SIM_CALL], {"time": 0, "secondsFromStart": 0})
+SIM_RESULT_ENTRY = simulator_tool_calls.result_entry(SIM_CALL, "ok", {"time": 0, "secondsFromStart": 0})
 STAY_ON_LINE_PLAN, VERBAL_PLAN = "RecordingConsentPlanStayOnLine", "RecordingConsentPlanVerbal"
 TWILIO_SEND = "POST /2010-04-01/Accounts/{AccountSid}/Messages.json"
 TWILIO_MESSAGE = "api.v2010.account.message"
@@ -167,6 +176,23 @@ CLAIMS: tuple[Claim, ...] = (
             "CreateAssistantDTO", "voicemailDetection.provider", "enum"),
     Keyword(VOICE, "voice vocabulary JUDGE_MODEL_PROVIDERS", frozenset(vocabulary.JUDGE_MODEL_PROVIDERS),
             "AssistantMessageJudgePlanAI", "model.provider", "enum"),
+    # What the voice simulator sends of a tool call (its scripted caller, `dialogue`).
+    Properties(VOICE, "voice simulator tool_calls_message", frozenset(SIM_TOOL_CALLS) | {"call", "timestamp"},
+               "ServerMessageToolCalls", exact=False, used=True),
+    Properties(VOICE, "voice simulator tool_calls_message: artifact", frozenset(SIM_TOOL_CALLS["artifact"]),
+               "ServerMessageToolCalls", "artifact", exact=False, used=True),
+    Properties(VOICE, "voice simulator tool_calls_message: toolWithToolCallList (a function tool)",
+               frozenset(SIM_TOOL_CALLS["toolWithToolCallList"][0]), "FunctionToolWithToolCall", exact=False),
+    Properties(VOICE, "voice simulator tool_call", frozenset(SIM_CALL), "ToolCall", exact=False, used=True),
+    Properties(VOICE, "voice simulator tool_call: function", frozenset(SIM_CALL["function"]), "ToolCallFunction",
+               exact=False, used=True),
+    Properties(VOICE, "voice simulator calls_entry (artifact.messages)", frozenset(SIM_CALLS_ENTRY), "ToolCallMessage",
+               exact=False, used=True),
+    Properties(VOICE, "voice simulator result_entry (artifact.messages)", frozenset(SIM_RESULT_ENTRY),
+               "ToolCallResultMessage", exact=False, used=True),
+    Properties(VOICE, "voice simulator openai_formatted (messagesOpenAIFormatted)",
+               frozenset(k for m in openai_formatted([SIM_CALLS_ENTRY, SIM_RESULT_ENTRY]) for k in m),
+               "OpenAIMessage", exact=False),
     # What the calls service reads of the provider's server messages.
     Properties(VOICE, "calls: the end-of-call report's fields read (vapi calls.report)",
                frozenset({"type", "call", "endedReason", "startedAt", "endedAt", "cost", "analysis", "artifact",

@@ -14,5 +14,12 @@ DEVIATIONS: dict[str, dict[str, str]] = {
         "ServerMessageEndOfCallReport.artifact: uses 'recordingUrl', which the provider marks deprecated":
             "read only when a report has no artifact.recording (older reports carry only recordingUrl; "
             "providers/voice/vapi/FIDELITY-calls.md, Recordings)",
+        "OpenAIMessage: accepts 'tool_calls', which the provider does not define":
+            "the simulator's messagesOpenAIFormatted shows a tool call as OpenAI's chat format does (the assistant's "
+            "message with tool_calls), which Vapi's OpenAIMessage schema names only by role and content; nothing of "
+            "ours reads it (providers/voice/vapi/FIDELITY-calls.md, Tool calls)",
+        "OpenAIMessage: accepts 'tool_call_id', which the provider does not define":
+            "likewise, a tool's result as OpenAI's `tool` message with its tool_call_id "
+            "(providers/voice/vapi/FIDELITY-calls.md, Tool calls)",
     },
 }

@@ -2,7 +2,8 @@
 voice provider posts it is answered in Vapi's documented `results` shape, the custom tool's URL gets one signed
 POST however often the message is delivered, send_sms and send_link text the caller once per tool call (shown in
 the business's conversations, refused to a caller who texted STOP), and the call's detail lists the tool calls to
-its business alone."""
+its business alone; an inbound call whose caller (the simulator's scripted lines) asks for it makes the agent call
+its custom tool."""
 import json
 import time
 
@@ -147,3 +148,50 @@ async def test_send_sms_and_send_link_text_an_inbound_caller_once_each_in_the_bu
                                  "tell the caller the text can't be sent and offer another way to help."
     assert len(await texts_to(stack, stopped)) == before
     await settled(api, key, call["id"])
+
+
+async def test_a_callers_line_at_the_simulator_makes_the_agent_call_its_custom_tool(
+        api, account, calling_agent, voice, other_key):
+    key, agent, receiver = account["key"], calling_agent, await Receiver().start()
+    try:
+        lookup = {"type": "custom", "name": "lookup_order", "description": "Find an order by its number",
+                  "parameters": {"type": "object", "properties": {"order": {"type": "string"}}},
+                  "url": receiver.url}  # loopback: the stack is local (`make run`)
+        prompt = "\n".join(["Answer the phone.",
+                            'When the caller says "order", call lookup_order with {"order": "A-17"}.',
+                            'When the caller says "bye", call endCall and answer "Goodbye!"'])
+        status, patched, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
+            "id": agent["id"], "inbound_prompt": prompt, "tools": [{"type": "end_call"}, lookup]})
+        assert status == 200, patched
+        at_provider = await ring(voice, agent["phone_number"], "+14155550188",
+                                 says=["Where is my order?", "Great, thanks. Bye!", "Hello?"])
+        call = await our_call(api, key, agent["id"], at_provider["id"])
+        ended = await settled(api, key, call["id"])
+        assert (ended["status"], ended["ended_reason"]) == ("completed", "assistant-ended-call")
+
+        [request] = receiver.requests  # the gateway got the tool-calls message; the tool's URL one signed POST
+        assert (request["json"]["name"], request["json"]["arguments"]) == ("lookup_order", {"order": "A-17"})
+        assert request["json"]["call"]["id"] == call["id"] and request["json"]["call"]["direction"] == "inbound"
+        assert WebhookSignature.verify_header(request["body"].decode(), request["headers"][SIGNATURE_HEADER],
+                                              patched["tool_secret"], tolerance=300)
+        status, detail, _ = await api.request("GET", "/api/v1/calls", key=key, params={"id": call["id"]})
+        assert status == 200
+        [tool_call] = detail["tool_calls"]
+        assert (tool_call["name"], tool_call["arguments"], tool_call["result"], tool_call["outcome"]) == (
+            "lookup_order", {"order": "A-17"}, "ok", "ok")
+        assert tool_call["id"] == request["json"]["tool_call_id"] and tool_call["id"].startswith("call_")
+
+        status, page, _ = await api.request("GET", "/api/v1/transcripts", key=key, params={"agent_id": agent["id"]})
+        [transcript] = [t["transcript"] for t in page["transcripts"] if t["call_id"] == call["id"]]
+        # After the recording disclosure and the agent's greeting; the caller's last line is never said.
+        assert transcript.split("\n")[-4:] == ["Caller: Where is my order?", "Agent: ok",
+                                               "Caller: Great, thanks. Bye!", "Agent: Goodbye!"]
+        status, at_end = await voice.request("GET", f"/call/{at_provider['id']}")  # the provider's record of it
+        said = at_end["artifact"]["messages"]
+        assert [m["role"] for m in said][-7:] == ["user", "tool_calls", "tool_call_result", "bot", "user",
+                                                  "tool_calls", "bot"]
+        assert said[-5]["result"] == "ok" and said[-5]["toolCallId"] == tool_call["id"]
+        status, _, _ = await api.request("GET", "/api/v1/calls", key=other_key, params={"id": call["id"]})
+        assert status == 404
+    finally:
+        await receiver.stop()

@@ -2,7 +2,9 @@
 (speech-update, conversation-update, user-interrupted, hang) or the assistant's own `serverMessages`, timed
 `artifact.messages`, the recording under `artifact.recording` (the deprecated `recordingUrl` only when asked),
 voicemail noticed only with detection on, the HMAC timestamp in seconds or milliseconds (each checked by our
-receiver's own verification), and `endedMessage` on a refused inbound call."""
+receiver's own verification), `endedMessage` on a refused inbound call, and a scripted caller's lines (the control
+plane's `caller`) answered by the stand-in assistant, its function tools asked with signed tool-calls messages."""
+import asyncio
 import json
 import time
 from itertools import pairwise
@@ -17,6 +19,7 @@ from providers.voice.vapi.client import VapiClient
 from providers.voice.vapi.numbers import ringing_hooks
 from providers.voice.vapi.server_messages import WebhookAuth
 from providers.voice.vapi.simulator.app import build_app
+from providers.voice.vapi.simulator.tool_calls import NO_RESULT
 from tests.integration.servers import serving
 from tests.waiting import wait_until
 
@@ -25,11 +28,13 @@ AUTH = WebhookAuth("hmac", "playback-secret")
 
 
 class Server:
-    """A server URL of ours: keeps every message, answers assistant-requests with `answer`, and refuses what our
-    gateway's verification refuses."""
+    """A server URL of ours: keeps every message (and the path it came to: `/messages`, or a tool's own `/tool`),
+    answers assistant-requests with `answer` and tool-calls with a result per call ("<name> done"), and refuses what
+    our gateway's verification refuses."""
 
     def __init__(self):
         self.messages: list[dict] = []
+        self.paths: list[str] = []
         self.stamps: list[str] = []
         self.answer: dict = {}
 
@@ -41,6 +46,12 @@ class Server:
         self.stamps.append(request.headers["x-timestamp"])
         message = json.loads(body)["message"]
         self.messages.append(message)
+        self.paths.append(request.path)
+        if message["type"] == "tool-calls":
+            if request.path == "/slow":
+                await asyncio.sleep(1.5)
+            return web.json_response({"results": [{"toolCallId": c["id"], "result": f"{c['function']['name']} done"}
+                                                  for c in message["toolCallList"]]})
         return web.json_response(self.answer if message["type"] == "assistant-request" else {})
 
     def of(self, call_id: str) -> list[dict]:
@@ -52,6 +63,8 @@ async def server():
     ours = Server()
     app = web.Application()
     app.router.add_post("/messages", ours.handle)
+    app.router.add_post("/tool", ours.handle)
+    app.router.add_post("/slow", ours.handle)  # a tool's server that answers tool-calls after 1.5 s
     async with serving(app) as served:
         ours.url = str(served.make_url("/messages"))
         yield ours
@@ -194,3 +207,107 @@ async def test_with_the_organizations_fallback_an_unanswered_forward_comes_back_
     assert "assistant-request" in kinds and report_of(messages)["endedReason"] != "call.ringing.hook-executed-transfer"
     picked_up = await sim.ring_first(forward_pickup=True)
     assert report_of(picked_up)["endedReason"] == "call.ringing.hook-executed-transfer"
+
+
+# -- a caller's lines (the control plane's `caller`), answered by the stand-in assistant ---------------------------
+
+RULES = "\n".join([
+    'When the caller says "order", call lookup_order with {"order": "A-17"}.',
+    'When the caller says "hours", answer "We open at nine."',
+    'When the caller says "bye", call endCall and answer "Goodbye!"'])
+LOOKUP = {"type": "function", "function": {"name": "lookup_order", "parameters": {"type": "object", "properties": {
+    "order": {"type": "string"}}}}}
+
+
+def model(*tools: dict) -> dict:
+    return {"provider": "openai", "model": "gpt-4.1", "messages": [{"role": "system", "content": RULES}],
+            "tools": list(tools)}
+
+
+async def test_a_callers_lines_are_answered_by_the_rules_and_a_function_tool_is_asked_at_its_server(sim, server):
+    await sim.playback(caller=["Where is my order?", "What are your hours?", "Thanks!"])
+    messages = await sim.call("+14155550130", model=model(LOOKUP))
+    kinds = [m["type"] for m in messages]
+    [asked] = [m for m in messages if m["type"] == "tool-calls"]  # signed: the server verified it
+    [call] = asked["toolCallList"]
+    assert call["function"] == {"name": "lookup_order", "arguments": json.dumps({"order": "A-17"})}
+    assert call["type"] == "function" and call["id"].startswith("call_")
+    assert asked["toolWithToolCallList"] == [{**LOOKUP, "toolCall": call}]
+    assert asked["call"]["id"] == messages[0]["call"]["id"]
+    assert [m["role"] for m in asked["artifact"]["messages"]] == ["bot", "user", "tool_calls"]
+    # Sent in the call's order: after the caller's line and the model's call, before the answer is said.
+    said_before = [m for m in messages[:kinds.index("tool-calls")] if m["type"] == "conversation-update"]
+    assert [m["role"] for m in said_before[-1]["messages"]] == ["bot", "user", "tool_calls"]
+    artifact = report_of(messages)["artifact"]
+    assert [m["role"] for m in artifact["messages"]] == ["bot", "user", "tool_calls", "tool_call_result", "bot",
+                                                        "user", "bot", "user", "bot"]
+    calls, result = artifact["messages"][2:4]
+    assert calls["toolCalls"] == [call] and calls["message"] == ""
+    assert (result["toolCallId"], result["name"], result["result"]) == (call["id"], "lookup_order", "lookup_order done")
+    assert artifact["transcript"].split("\n") == [
+        "AI: Hi there!", "User: Where is my order?", "AI: lookup_order done", "User: What are your hours?",
+        "AI: We open at nine.", "User: Thanks!", "AI: I'm sorry, I can't help with that."]
+    openai = [m for m in messages if m["type"] == "conversation-update"][-1]["messagesOpenAIFormatted"]
+    assert openai[2] == {"role": "assistant", "content": "", "tool_calls": [call]}
+    assert openai[3] == {"role": "tool", "content": "lookup_order done", "tool_call_id": call["id"]}
+    assert report_of(messages)["endedReason"] == "customer-ended-call"
+
+
+async def test_a_tools_own_server_comes_before_the_assistants(sim, server):
+    own = {**LOOKUP, "server": {"url": server.url.replace("/messages", "/tool"),
+                                "credentialId": sim.server_config["credentialId"]}}
+    await sim.playback(caller=["my order"])
+    messages = await sim.call("+14155550131", model=model(own))
+    assert [p for p, m in zip(server.paths, server.messages, strict=True)
+            if m["type"] == "tool-calls" and m["call"]["id"] == messages[0]["call"]["id"]] == ["/tool"]
+
+
+async def test_a_duplicated_tool_calls_message_carries_the_same_call_and_a_late_answer_is_no_result(sim, server):
+    await sim.playback(caller=["my order"], duplicate=True)
+    messages = await sim.call("+14155550135", model=model(LOOKUP))
+    first, again = [m for m in messages if m["type"] == "tool-calls"]
+    assert first["toolCallList"] == again["toolCallList"]  # the provider's retry: one tool call, delivered twice
+    slow = {**LOOKUP, "server": {"url": server.url.replace("/messages", "/slow"), "timeoutSeconds": 1,
+                                 "credentialId": sim.server_config["credentialId"]}}
+    await sim.playback(caller=["my order"])
+    report = report_of(await sim.call("+14155550136", model=model(slow)))
+    assert report["artifact"]["messages"][3]["result"] == NO_RESULT
+    assert report["artifact"]["transcript"].endswith(f"AI: {NO_RESULT}")
+
+
+async def test_end_call_ends_the_call_once_its_answer_is_said_and_asks_no_server(sim):
+    await sim.playback(caller=["ok bye", "Wait, one more thing"])
+    messages = await sim.call("+14155550132", model=model({"type": "endCall"}))
+    report = report_of(messages)
+    assert report["endedReason"] == "assistant-ended-call" and "tool-calls" not in [m["type"] for m in messages]
+    assert [m["role"] for m in report["artifact"]["messages"]] == ["bot", "user", "tool_calls", "bot"]
+    assert report["artifact"]["transcript"].endswith("User: ok bye\nAI: Goodbye!")
+
+
+async def test_an_inbound_call_plays_the_callers_lines(sim, server):
+    made = await sim.client.create_assistant({"name": "Front desk", "firstMessageMode": "assistant-waits-for-user",
+                                              "server": sim.server_config, "model": model(LOOKUP)})
+    number = await sim.client.import_phone_number({"provider": "vapi", "assistantId": made["id"]})
+    async with aiohttp.ClientSession() as s, s.post(f"{sim.url}/_simulator/inbound", json={
+            "to": number["number"], "from": "+14155550133", "caller": ["What are your hours?"]}) as r:
+        assert r.status == 201, await r.text()
+        call = await r.json()
+    messages = await wait_until(lambda: sim._messages(call["id"]), "the report",
+                                lambda found: any(m["type"] == "end-of-call-report" for m in found))
+    assert report_of(messages)["artifact"]["transcript"] == "User: What are your hours?\nAI: We open at nine."
+
+
+@pytest.mark.parametrize("caller, why", [
+    ("hello", "caller must be a list of 1 to 50 lines, each a non-empty string"),
+    ([], "caller must be a list of 1 to 50 lines, each a non-empty string"),
+    (["hi", " "], "caller[1] must be a non-empty string"),
+    (["hi", 3], "caller[1] must be a non-empty string"),
+    (["x" * 1001], "caller[0] must be at most 1000 characters"),
+    (["hi"] * 51, "caller must hold at most 50 lines")])
+async def test_a_bad_caller_is_refused_by_the_control_plane(sim, caller, why):
+    number = await sim.client.import_phone_number({"provider": "vapi", "server": sim.server_config})
+    async with aiohttp.ClientSession() as s:
+        for path, body in (("/_simulator/playback", {"caller": caller}),
+                           ("/_simulator/inbound", {"to": number["number"], "from": "+14155550134", "caller": caller})):
+            async with s.post(f"{sim.url}{path}", json=body) as r:
+                assert (r.status, (await r.json())["message"]) == (400, [why])

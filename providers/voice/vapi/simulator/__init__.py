@@ -23,6 +23,8 @@ transfer then ends the call, picked up or not; see `playback`).
 - `eval_validation`: the eval API's request checks (each turn of a mock conversation, judge plans);
 - `mock_conversation`: a run's mock conversation played (simulator-only: tool calls are never executed);
 - `standin`: the stand-in assistant's documented rules (firstMessage, `When the caller says "X", answer "Y".`);
+- `dialogue`: a call whose caller says scripted lines (the control plane's `caller`), answered by the stand-in,
+  its function tools asked at their servers (`tool_calls`: the tool-calls message and artifact entries);
 - `judges`: exact, regex and ai judge plans (ai: an OpenAI-compatible judge at EVAL_JUDGE_URL, or a
   deterministic `must mention "X"` / `must not mention "Y"` rubric reader);
 - `state`: the store (JSON in the data folder, written atomically after every change);
@@ -56,4 +58,10 @@ Test control plane (not part of the provider's API; under `/_simulator`, no auth
   `assistant-request` to its server (signed, 7.5 s to answer) and the assistant named in the answer takes the
   call (an error answer ends it unanswered, `assistant-request-returned-error` with the error in
   `endedMessage`); the call then plays like an outbound one (`outcome` default answered).
+- `"caller": ["line", ...]` (1 to 50 non-empty lines of at most 1000 characters; on `/_simulator/inbound`, and on
+  `/_simulator/playback` for the next outbound calls): what the caller says on an answered call, in order, instead
+  of the simulator's own lines. The stand-in assistant (`standin`) answers each by its prompt rules; a rule's call of
+  a function tool is a signed `tool-calls` message to the tool's server (else the assistant's, else the number's),
+  its result said when the rule has no answer; endCall and transferCall end the call (see `dialogue`,
+  `tool_calls`). A bad `caller` is a 400 saying why.
 """

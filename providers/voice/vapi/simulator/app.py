@@ -13,6 +13,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from providers.simulator_control import PREFIX, ControlPlane, FaultRules
+from providers.voice.vapi.simulator.dialogue import caller_errors
 from providers.voice.vapi.simulator.errors import INVALID_KEY, ApiError, bad_request, error_response
 from providers.voice.vapi.simulator.evals import RUN_LIMIT_DEFAULT, EvalRunner, Paginated, eval_collections
 from providers.voice.vapi.simulator.judges import Judges
@@ -125,7 +126,7 @@ def add_collection_routes(router: web.UrlDispatcher, collection: Collection) -> 
 
 
 SCRIPT_FIELDS = frozenset({"outcome", "duplicate", "reorder", "silent", "timestamp_ms", "legacy_recording",
-                           "declines_recording", "times"})
+                           "declines_recording", "caller", "times"})
 SCRIPT_FLAGS = ("duplicate", "reorder", "silent", "timestamp_ms", "legacy_recording", "declines_recording")
 
 
@@ -141,6 +142,8 @@ def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
         if "times" in body and not (isinstance(body["times"], int) and not isinstance(body["times"], bool)
                                     and body["times"] >= 1):
             errors.append("times must be a positive integer")
+        if body.get("caller") is not None:
+            errors += caller_errors(body["caller"])
         if errors:
             return error_response(400, errors)
         script = Script(**{k: body[k] for k in SCRIPT_FIELDS if k in body})
@@ -153,24 +156,27 @@ def add_playback_routes(router: web.UrlDispatcher, playback: Playback) -> None:
         return web.json_response({"cleared": cleared})
 
     async def inbound(request: web.Request) -> web.Response:
-        """Ring one of the org's numbers from a caller: `{"to", "from", "outcome"?, "forward_pickup"?}`
-        (forward_pickup: whether the forward-to phone of a ring-first number picks up)."""
+        """Ring one of the org's numbers from a caller: `{"to", "from", "outcome"?, "forward_pickup"?, "caller"?}`
+        (forward_pickup: whether the forward-to phone of a ring-first number picks up; caller: what the caller
+        says, see `dialogue`)."""
         body = await json_body(request)
         errors = [f"property {k} should not exist" for k in sorted(set(body) - {"to", "from", "outcome",
-                                                                                 "forward_pickup"})]
+                                                                                 "forward_pickup", "caller"})]
         errors += [f"{k} must be an E.164 string" for k in ("to", "from")
                    if not (isinstance(body.get(k), str) and body[k].startswith("+"))]
         if body.get("outcome") is not None and body["outcome"] not in OUTCOMES:
             errors.append(f"outcome must be one of {', '.join(OUTCOMES)}")
         if body.get("forward_pickup") is not None and not isinstance(body["forward_pickup"], bool):
             errors.append("forward_pickup must be a boolean")
+        if body.get("caller") is not None:
+            errors += caller_errors(body["caller"])
         if errors:
             return error_response(400, errors)
         numbers = playback.store.list("phone-number", 1, number=body["to"])
         if not numbers:
             return error_response(404, "Couldn't Find Phone Number")
         return web.json_response(await playback.ring(numbers[0], body["from"], body.get("outcome"),
-                                                     body.get("forward_pickup")), status=201)
+                                                     body.get("forward_pickup"), body.get("caller")), status=201)
 
     router.add_post(f"{PREFIX}/playback", add)
     router.add_delete(f"{PREFIX}/playback", clear)

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 # The provider's default `serverMessages` (CreateAssistantDTO.serverMessages). Of these the simulator sends
-# status-update, speech-update, conversation-update, user-interrupted, hang and end-of-call-report; the others
-# need tools, transfers or handoffs (or, assistant.started, have no documented shape).
+# status-update, speech-update, conversation-update, user-interrupted, hang and end-of-call-report, and tool-calls on
+# a call with scripted caller lines (`dialogue`); the others need transfers or handoffs (or, assistant.started, have
+# no documented shape).
 DEFAULT_SERVER_MESSAGES = frozenset({
     "conversation-update", "end-of-call-report", "function-call", "hang", "speech-update", "status-update",
     "tool-calls", "transfer-destination-request", "handoff-destination-request", "user-interrupted",
@@ -47,6 +48,8 @@ def lines_for(first_message: str, customer: dict[str, Any], outcome: str) -> lis
             ("user", "jordan@example.com. Thanks, bye!", None)]
 
 
+SPOKEN = ("bot", "user")  # artifact.messages roles that are said (the others: TOOL_CALLS, TOOL_CALL_RESULT)
+TOOL_CALLS, TOOL_CALL_RESULT = "tool_calls", "tool_call_result"  # Vapi's ToolCallMessage, ToolCallResultMessage
 CALLEE_HELLO = "Hello?"
 CONSENT_YES, CONSENT_NO = "Yes, that's fine.", "No, I don't want to be recorded."
 
@@ -69,8 +72,25 @@ def consent_lines(plan: dict[str, Any], declines: bool) -> list[Line]:
 
 
 def transcript(said: list[dict[str, Any]]) -> str:
-    """The provider's transcript of `artifact.messages`: "AI:" and "User:" lines."""
-    return "\n".join(f"{'AI' if m['role'] == 'bot' else 'User'}: {m['message']}" for m in said)
+    """The provider's transcript of `artifact.messages`: "AI:" and "User:" lines (tool calls and their results are
+    not spoken: they are in `messages` only)."""
+    return "\n".join(f"{'AI' if m['role'] == 'bot' else 'User'}: {m['message']}" for m in said
+                     if m["role"] in SPOKEN)
+
+
+def openai_formatted(said: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`messagesOpenAIFormatted` of `artifact.messages`: each line as an OpenAI chat message; a tool_calls entry as
+    the assistant's message with `tool_calls`, a tool_call_result as a `tool` message (OpenAI's chat format, which
+    Vapi's OpenAIMessage schema names only by role and content: providers/voice/vapi/FIDELITY-calls.md)."""
+    formatted: list[dict[str, Any]] = []
+    for m in said:
+        if m["role"] == TOOL_CALLS:
+            formatted.append({"role": "assistant", "content": "", "tool_calls": m["toolCalls"]})
+        elif m["role"] == TOOL_CALL_RESULT:
+            formatted.append({"role": "tool", "content": m["result"], "tool_call_id": m["toolCallId"]})
+        else:
+            formatted.append({"role": "assistant" if m["role"] == "bot" else "user", "content": m["message"]})
+    return formatted
 
 
 def detects_voicemail(assistant: dict[str, Any]) -> bool:
@@ -89,29 +109,51 @@ def server_messages(assistant: dict[str, Any]) -> frozenset[str]:
 @dataclass
 class Timeline:
     """A call's messages in order, each after a delay (seconds of the call) from the one before; `at` is when the
-    last one happens, from the start of the call."""
+    last one happens, from the start of the call. `said` is `artifact.messages` so far; `take` hands over the
+    messages added since the last take (a call that waits on its server mid-way sends them before it waits)."""
 
     steps: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     at: float = 0.0
+    said: list[dict[str, Any]] = field(default_factory=list)
+    turns: int = 0
+    taken: int = 0
 
     def add(self, delay: float, message: dict[str, Any]) -> None:
         self.at += delay
         self.steps.append((delay, message))
 
+    def take(self) -> list[tuple[float, dict[str, Any]]]:
+        steps, self.taken = self.steps[self.taken:], len(self.steps)
+        return steps
+
     def talk(self, lines: list[Line], seconds: float, started: float) -> list[dict[str, Any]]:
         """The lines said one after the other over `seconds`, with their messages; returns `artifact.messages`
         (`started`: the call's start, Unix seconds)."""
-        said: list[dict[str, Any]] = []
         each = seconds / len(lines)
-        for turn, (role, text, before) in enumerate(lines):
-            if before:
-                self.add(0, {"type": before})
-            start = self.at
-            speaker = "assistant" if role == "bot" else "user"
-            self.add(0, {"type": "speech-update", "status": "started", "role": speaker, "turn": turn})
-            self.add(each, {"type": "speech-update", "status": "stopped", "role": speaker, "turn": turn})
-            said.append({"role": role, "message": text, "time": round((started + start) * 1000),
-                         "endTime": round((started + self.at) * 1000), "secondsFromStart": round(start, 3)})
-            self.add(0, {"type": "conversation-update", "messages": list(said), "messagesOpenAIFormatted": [
-                {"role": "assistant" if m["role"] == "bot" else "user", "content": m["message"]} for m in said]})
-        return said
+        for line in lines:
+            self.say(line, each, started)
+        return self.said
+
+    def say(self, line: Line, seconds: float, started: float) -> None:
+        """One line said over `seconds`: its speech updates, its `artifact.messages` entry and a
+        conversation-update."""
+        role, text, before = line
+        if before:
+            self.add(0, {"type": before})
+        start, turn = self.at, self.turns
+        self.turns += 1
+        speaker = "assistant" if role == "bot" else "user"
+        self.add(0, {"type": "speech-update", "status": "started", "role": speaker, "turn": turn})
+        self.add(seconds, {"type": "speech-update", "status": "stopped", "role": speaker, "turn": turn})
+        self.note({"role": role, "message": text, "time": round((started + start) * 1000),
+                   "endTime": round((started + self.at) * 1000), "secondsFromStart": round(start, 3)})
+
+    def note(self, entry: dict[str, Any]) -> None:
+        """An `artifact.messages` entry (a line, a tool call, a tool's result) and the conversation-update after it."""
+        self.said.append(entry)
+        self.add(0, {"type": "conversation-update", "messages": list(self.said),
+                     "messagesOpenAIFormatted": openai_formatted(self.said)})
+
+    def stamp(self, started: float) -> dict[str, Any]:
+        """`time` and `secondsFromStart` of an entry noted now (`started`: the call's start, Unix seconds)."""
+        return {"time": round((started + self.at) * 1000), "secondsFromStart": round(self.at, 3)}

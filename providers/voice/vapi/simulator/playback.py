@@ -15,8 +15,9 @@ The outcome follows from the dialled number's last four digits (the simulator's 
 answers, 0002 busy, 0003 a voicemail box answers (ended `voicemail` only with voicemail detection on, the
 provider's default being off; otherwise the call is talked to like a person), 0004 the call fails; any other number
 is answered and the simulated caller talks with the agent. What is said and the messages sent meanwhile are
-`conversation`'s. A test may set the outcome and ask for duplicated or reordered messages through the
-control plane (`Playback.script`). Times are multiplied by the time scale (VOICE_SIM_TIME_SCALE; tests run
+`conversation`'s, or, when the control plane gives the caller's lines (`caller`), `dialogue`'s: the stand-in
+assistant answers them and its function tools' servers are sent tool-calls messages as the call goes. A test may set
+the outcome and ask for duplicated or reordered messages through the control plane (`Playback.script`). Times are multiplied by the time scale (VOICE_SIM_TIME_SCALE; tests run
 calls in a fraction of a second).
 """
 from __future__ import annotations
@@ -51,7 +52,10 @@ from providers.voice.vapi.simulator.conversation import (
     server_messages,
     transcript,
 )
+from providers.voice.vapi.simulator.dialogue import LINE_SECONDS, converse
+from providers.voice.vapi.simulator.standin import WAITS_FOR_USER, StandIn, effective_assistant
 from providers.voice.vapi.simulator.state import Store
+from providers.voice.vapi.simulator.tool_calls import NO_RESULT, result_of, timeout_of, tool_calls_message
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +91,7 @@ class Script:
     timestamp_ms: bool = False  # the HMAC timestamp header in milliseconds (its unit is undocumented)
     legacy_recording: bool = False  # the report names its recording by the deprecated artifact.recordingUrl only
     declines_recording: bool = False  # the callee declines a recording consent plan (says no, or hangs up)
+    caller: list[str] | None = None  # what the caller says, answered by the stand-in assistant (`dialogue`)
     times: int = 1
 
 
@@ -172,21 +177,22 @@ class Playback:
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def ring(self, number: dict[str, Any], caller: str, outcome: str | None,
-                   pickup: bool | None = None) -> dict[str, Any]:
+                   pickup: bool | None = None, says: list[str] | None = None) -> dict[str, Any]:
         """An inbound call from `caller` to one of the org's numbers. A number with a ringing transfer hook first
         offers the call there (ring-first forwarding, played in the background); otherwise, or when nobody picks
         up and the transfer's fallback keeps the call, the number's assistant answers, or the one its server names
-        in answer to an assistant-request; an error answer ends the call unanswered."""
+        in answer to an assistant-request; an error answer ends the call unanswered. `says`: the caller's lines."""
         call = self.store.create("call", {"type": "inboundPhoneCall", "status": "ringing", "phoneNumberId": number["id"],
                                           "phoneNumber": {"number": number["number"]}, "customer": {"number": caller}})
         destination = ringing_transfer(number)
         if destination is None:
-            return await self._answer(number, call, outcome)
+            return await self._answer(number, call, outcome, says)
         picks_up = pickup if pickup is not None else forward_picks_up(destination["number"])
-        self._spawn(self._offer(number, call, destination, picks_up, outcome))
+        self._spawn(self._offer(number, call, destination, picks_up, outcome, says))
         return self.store.update("call", call["id"], {"status": "forwarding"})
 
-    async def _answer(self, number: dict[str, Any], call: dict[str, Any], outcome: str | None) -> dict[str, Any]:
+    async def _answer(self, number: dict[str, Any], call: dict[str, Any], outcome: str | None,
+                      says: list[str] | None = None) -> dict[str, Any]:
         assistant_id, overrides = number.get("assistantId"), None
         if not assistant_id:
             answer = await self._assistant_request(number, call)
@@ -203,11 +209,11 @@ class Playback:
                     "endedMessage": "; ".join(invalid)})
         call = self.store.update("call", call["id"], {"assistantId": assistant_id,
                                                       **({"assistantOverrides": overrides} if overrides else {})})
-        self.start(call, Script(outcome=outcome or "answered"))
+        self.start(call, Script(outcome=outcome or "answered", caller=says))
         return call
 
     async def _offer(self, number: dict[str, Any], call: dict[str, Any], destination: dict[str, Any], picks_up: bool,
-                     outcome: str | None) -> None:
+                     outcome: str | None, says: list[str] | None) -> None:
         """Ring-first forwarding: dial the hook's destination for its dialTimeout. Picked up, the call is theirs
         and ends `call.ringing.hook-executed-transfer`. Not picked up, the same unless the transfer's fallback
         applies (`_fallback_applies`); then the fallback plan either keeps the call for the assistant
@@ -228,7 +234,7 @@ class Playback:
         elif fallback.get("endCallEnabled", True):
             await self._finish(call["id"], FORWARD_UNANSWERED, started)
         else:  # our assumption, undocumented: the number's assistant (an assistant-request) takes the call back
-            await self._answer(number, self.store.existing("call", call["id"]), outcome)
+            await self._answer(number, self.store.existing("call", call["id"]), outcome, says)
 
     def _fallback_applies(self, plan: dict[str, Any]) -> bool:
         """Vapi applies a transfer's fallbackPlan to a warm transfer, and to a blind one only where the organization
@@ -249,21 +255,29 @@ class Playback:
 
     async def _assistant_request(self, number: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
         server = number.get("server") or {}
-        credential = self.store.get("credential", server.get("credentialId") or "") if server else None
         if not server.get("url"):
             return {"error": "the number has neither an assistant nor a server"}
         body = json.dumps({"message": {"type": "assistant-request", "timestamp": int(time.time() * 1000),
                                        "call": call, "phoneNumber": {"number": number["number"]}}}).encode()
-        plan = (credential or {}).get("authenticationPlan")
-        headers = {"Content-Type": "application/json", **(sign(plan, body, time.time()) if plan else {})}
+        answer, why = await self._answer_of(server["url"], self._plan(server), body, ASSISTANT_REQUEST_TIMEOUT)
+        if why:
+            return {"error": why}
+        return answer if isinstance(answer, dict) else {"error": "the server's answer is not an object"}
+
+    @staticmethod
+    async def _answer_of(url: str, plan: dict[str, Any] | None, body: bytes, timeout: float,
+                         timestamp_ms: bool = False) -> tuple[object, str | None]:
+        """POST a server message whose answer the call waits for, once, signed by `plan`: (the answer's JSON, None),
+        or (None, why there is none)."""
+        headers = {"Content-Type": "application/json", **(sign(plan, body, time.time(), timestamp_ms) if plan else {})}
         try:
             async with aiohttp.ClientSession() as session, session.post(
-                    server["url"], data=body, headers=headers,
-                    timeout=aiohttp.ClientTimeout(total=ASSISTANT_REQUEST_TIMEOUT)) as r:
-                answer = await r.json(content_type=None) if r.status < 300 else {"error": f"server answered {r.status}"}
+                    url, data=body, headers=headers, timeout=aiohttp.ClientTimeout(total=timeout)) as r:
+                if r.status >= 300:
+                    return None, f"server answered {r.status}"
+                return await r.json(content_type=None), None
         except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
-            answer = {"error": f"server unreachable: {exc.__class__.__name__}"}
-        return answer if isinstance(answer, dict) else {"error": "the server's answer is not an object"}
+            return None, f"server unreachable: {exc.__class__.__name__}"
 
     def start(self, call: dict[str, Any], script: Script | None = None) -> None:
         self._spawn(self._play(call["id"], script or self._next_script()))
@@ -280,14 +294,24 @@ class Playback:
         await asyncio.sleep(seconds * self.time_scale)
 
     def _server(self, call: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:
-        """The URL and the credential's plan the call's messages go to: the call's overrides, then its assistant's
-        server, then its phone number's (the provider's order of precedence)."""
+        """The URL and the credential's plan the call's messages go to (`_server_config`)."""
+        server = self._server_config(call)
+        return server.get("url"), self._plan(server)
+
+    def _server_config(self, call: dict[str, Any]) -> dict[str, Any]:
+        """The server the call's messages go to: the call's overrides', then its assistant's, then its phone
+        number's (the provider's order of precedence)."""
         assistant = self.store.get("assistant", call.get("assistantId") or "") or {}
         number = self.store.get("phone-number", call.get("phoneNumberId") or "") or {}
-        server = ((call.get("assistantOverrides") or {}).get("server") or assistant.get("server")
-                  or number.get("server") or {})
+        server: dict[str, Any] = ((call.get("assistantOverrides") or {}).get("server") or assistant.get("server")
+                                  or number.get("server") or {})
+        return server
+
+    def _plan(self, server: dict[str, Any]) -> dict[str, Any] | None:
+        """The authentication plan of the server's credential, if it names one."""
         credential = self.store.get("credential", server.get("credentialId") or "") if server else None
-        return server.get("url"), (credential or {}).get("authenticationPlan")
+        plan: dict[str, Any] | None = (credential or {}).get("authenticationPlan")
+        return plan
 
     def _assistant(self, call: dict[str, Any]) -> dict[str, Any]:
         """The call's assistant with its overrides (top-level settings) applied."""
@@ -313,7 +337,15 @@ class Playback:
             asked = consent_lines(plan, script.declines_recording) if plan else []
             if plan and script.declines_recording:  # a no ends the call (its decline tool); else they hang up
                 lines, ended_reason = [], "assistant-ended-call" if plan["type"] == "verbal" else "customer-ended-call"
-            said = timeline.talk(asked + lines, TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2, started)
+            if script.caller and outcome == "answered" and lines:
+                if asked:
+                    timeline.talk(asked, LINE_SECONDS * len(asked), started)
+                opening = None if assistant.get("firstMessageMode") == WAITS_FOR_USER else first
+                ended_reason = await self._converse(call_id, script, timeline, started, opening) or ended_reason
+                said = timeline.said
+            else:
+                said = timeline.talk(asked + lines, TALK_SECONDS if outcome == "answered" else RING_SECONDS * 2,
+                                     started)
             if plan:
                 consent = self._consent(plan, said[len(asked) - 1], script.declines_recording)
             timeline.add(0, self._status("ended", ended_reason))
@@ -330,9 +362,15 @@ class Playback:
             if not recorded:  # nobody talked with the agent: nothing to summarise
                 report["analysis"] = {}
         timeline.add(0.1, report)
-        steps, wanted = timeline.steps, server_messages(assistant)
+        steps = timeline.take()
         if script.reorder:
             steps[-1], steps[-2] = steps[-2], steps[-1]
+        await self._deliver(call_id, steps, script)
+
+    async def _deliver(self, call_id: str, steps: list[tuple[float, dict[str, Any]]], script: Script) -> None:
+        """Play `steps` (a call's messages after their delays): each recorded, and sent if the call's server wants
+        its type (the assistant's serverMessages)."""
+        wanted = server_messages(self._assistant(self.store.existing("call", call_id)))
         for delay, message in steps:
             await self._sleep(delay)
             message = {**message, "timestamp": int(time.time() * 1000)}  # when it happened; a resend keeps it
@@ -341,6 +379,35 @@ class Playback:
                 continue
             for _ in range(0 if script.silent else 2 if script.duplicate else 1):
                 await self._send(self.store.existing("call", call_id), message, script.timestamp_ms)
+
+    async def _converse(self, call_id: str, script: Script, timeline: Timeline, started: float,
+                        opening: str | None) -> str | None:
+        """The caller's lines answered by the stand-in assistant (`dialogue`): the call's stored assistant with its
+        overrides. A function tool's call waits for its server: what the call said so far is sent first, then the
+        tool-calls message (twice with `duplicate`, the last answer kept; not at all with `silent`). Returns the
+        endedReason when the assistant ended the call."""
+        call = self.store.existing("call", call_id)
+        stored = self.store.get("assistant", call.get("assistantId") or "") or {}
+        standin = StandIn(effective_assistant(stored, call.get("assistantOverrides")))
+
+        async def ask(tool: dict[str, Any], made: dict[str, Any]) -> str:
+            await self._deliver(call_id, timeline.take(), script)
+            own: dict[str, Any] = tool.get("server") or {}
+            server = own if own.get("url") else self._server_config(call)
+            if script.silent or not server.get("url"):
+                return NO_RESULT
+            answer: object = None
+            body = json.dumps({"message": {"timestamp": int(time.time() * 1000),
+                                           **tool_calls_message(tool, made, timeline.said),
+                                           "call": self.store.existing("call", call_id)}}).encode()
+            for _ in range(2 if script.duplicate else 1):  # a resend is the same message
+                answer, why = await self._answer_of(server["url"], self._plan(server), body, timeout_of(server),
+                                                    script.timestamp_ms)
+                if why:
+                    log.info("tool-calls for call %s: %s", call_id, why)
+            return result_of(answer, made["id"])
+
+        return await converse(timeline, standin, script.caller or [], opening, started, ask)
 
     @staticmethod
     def _consent(plan: dict[str, Any], answer: dict[str, Any], declined: bool) -> dict[str, Any]:
