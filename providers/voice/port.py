@@ -136,7 +136,8 @@ class Forwarding:
 class OutboundCall:
     """A call to place with the agent's assistant: this call's prompt (with `context` added to it), first message
     and model, the variables the prompt may use, our call id (every message about the call carries it back), and
-    the recording disclosure to speak first (None: none)."""
+    the recording disclosure to speak first (None: none), and the agent's tools (the call's model replaces the
+    assistant's, tools and all)."""
 
     call_id: str
     assistant_id: str
@@ -151,6 +152,7 @@ class OutboundCall:
     variables: Json
     detect_voicemail: bool = True
     disclosure: Setting | None = None
+    tools: tuple[AssistantTool, ...] = ()
 
 
 @dataclass(frozen=True)

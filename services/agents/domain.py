@@ -9,6 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from contracts.agent_tools import provider_tools
 from contracts.agents import (
     DEFAULT_FIRST_MESSAGE,
     DEFAULT_MODEL,
@@ -234,7 +235,7 @@ def assistant_spec(config: AgentConfig, agent_id: str, business_id: str) -> Assi
     return AssistantSpec(name=config.name, prompt=config.inbound_prompt, first_message=config.first_message,
                          model=config.model, voice=config.voice or None, settings=config.provider_config,
                          collect=COLLECTED, agent_id=agent_id, business_id=business_id,
-                         tools=agent_tools.provider_tools(config.tools))
+                         tools=provider_tools(config.tools))
 
 
 def kept_settings(current: AgentConfig, target: AgentConfig, kept: frozenset[str]) -> AgentConfig:

@@ -145,7 +145,8 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
             phone_number=number.phone_number if number else None,
             provider_phone_number_id=number.provider_phone_number_id if number else None,
             own_voicemail_detection="voicemailDetection" in (row.config.get("provider_config") or {}),
-            recording_disclosure=disclosure_message(row.config.get("recording_disclosure")))
+            recording_disclosure=disclosure_message(row.config.get("recording_disclosure")),
+            tools=[struct(t) for t in row.config.get("tools") or ()])
 
     # -- agents ------------------------------------------------------------------------
 

@@ -18,7 +18,6 @@ from jsonschema.validators import validator_for
 
 from contracts.agents import (
     AGENT_TOOLS,
-    BUILTIN_PARAMETERS,
     CUSTOM_DESCRIPTION_MAX,
     CUSTOM_NAME_PATTERN,
     CUSTOM_TOOL,
@@ -39,7 +38,6 @@ from contracts.agents import (
 from core.contact import is_e164
 from core.errors import invalid
 from core.urls import split_url
-from providers.voice.port import AssistantTool, EndCallTool, FunctionTool, TransferDestination, TransferTool
 
 # The keys each type takes besides `type`.
 KEYS: dict[str, frozenset[str]] = {
@@ -246,37 +244,6 @@ def custom_urls(tools: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def has_custom(tools: list[dict[str, Any]]) -> bool:
     return any(t["type"] == CUSTOM_TOOL for t in tools)
-
-
-# -- the provider assistant ------------------------------------------------------------------------------------
-
-
-def _parameters(tool: dict[str, Any]) -> dict[str, Any]:
-    if tool["type"] == CUSTOM_TOOL:
-        parameters: dict[str, Any] = tool["parameters"]
-        return parameters
-    parameters = json.loads(json.dumps(BUILTIN_PARAMETERS[tool["type"]]))
-    if tool["type"] == "send_link":
-        parameters["properties"]["name"]["enum"] = [link["name"] for link in tool["links"]]
-    return parameters
-
-
-def provider_tools(tools: list[dict[str, Any]]) -> tuple[AssistantTool, ...]:
-    """What the provider assistant gets: a function per tool that runs on our side (the built-ins we execute and
-    the custom tools, whose calls we forward), the transfer and the hang-up as the provider's own."""
-    out: list[AssistantTool] = []
-    for tool in tools:
-        if tool["type"] == "transfer_call":
-            out.append(TransferTool(tuple(
-                TransferDestination(d["name"], d["phone_number"], d["mode"] == "warm", d.get("message"))
-                for d in tool["destinations"])))
-        elif tool["type"] == "end_call":
-            out.append(EndCallTool())
-        else:
-            name = tool["name"] if tool["type"] == CUSTOM_TOOL else tool["type"]
-            description = tool["description"] if tool["type"] == CUSTOM_TOOL else AGENT_TOOLS[tool["type"]]
-            out.append(FunctionTool(name, description, _parameters(tool)))
-    return tuple(out)
 
 
 # -- the signing secret ----------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from cachetools import TTLCache
 from google.protobuf import json_format
 
+from contracts.agent_tools import provider_tools
 from contracts.agents import CUSTOM_TOOL
 from core.compliance.decision import AGENT_TOOL
 from core.compliance.recording_rules import DEFAULT_SETTING, Setting
@@ -22,6 +23,7 @@ from core.errors import ServiceError
 from core.messages import business_hours as business_hours_message
 from core.messages import optional, set_timestamp, timestamp
 from core.rpc import Client
+from providers.voice.port import AssistantTool
 from switchboard.v1 import accounts_pb2, agents_pb2, common_pb2, messaging_pb2, sdr_pb2
 
 # How long a business's name is kept for the calls placed (GrpcWorkspaces), and for how many businesses.
@@ -44,6 +46,7 @@ class CallingProfile:
     model: dict[str, Any]  # the provider's model settings with the outbound model applied
     own_voicemail_detection: bool = False  # the agent's provider settings choose voicemail detection
     disclosure: Setting = DEFAULT_SETTING  # the agent's recording disclosure
+    tools: tuple[AssistantTool, ...] = ()  # the agent's tools, which the call's model carries
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,8 @@ class GrpcAgents:
         return CallingProfile(p.agent_id, p.name, p.business_id, p.provider_assistant_id,
                               optional(p, "phone_number"), optional(p, "provider_phone_number_id"), p.prompt,
                               p.first_message, json_format.MessageToDict(p.model), p.own_voicemail_detection,
-                              setting_of(p.recording_disclosure))
+                              setting_of(p.recording_disclosure),
+                              provider_tools([json_format.MessageToDict(t) for t in p.tools]))
 
     async def route(self, phone_number: str) -> NumberRoute | None:
         try:

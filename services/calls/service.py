@@ -217,7 +217,7 @@ class Calls:
             call_id=call_id, assistant_id=profile.provider_assistant_id, number_id=profile.provider_phone_number_id,
             to=request["to"], name=request["name"], prompt=profile.prompt, first_message=first_message,
             model=profile.model, context=request["context"], max_duration=request["max_duration"], variables=variables,
-            detect_voicemail=not profile.own_voicemail_detection, disclosure=disclosure_spoken)
+            detect_voicemail=not profile.own_voicemail_detection, disclosure=disclosure_spoken, tools=profile.tools)
         try:
             provider_call_id = await self.voice.place_call(placed)
         except ProviderError as exc:

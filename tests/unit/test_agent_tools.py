@@ -3,6 +3,7 @@ the provider assistant gets them in Vapi's documented `model.tools` shape (provi
 and the simulator accepts exactly that shape and refuses malformed ones (providers/voice/vapi/simulator)."""
 import pytest
 
+from contracts.agent_tools import provider_tools
 from contracts.agents import AGENT_TOOLS, BUILTIN_PARAMETERS
 from core import destinations
 from core.errors import ServiceError
@@ -10,7 +11,7 @@ from providers.voice.port import AssistantSpec, EndCallTool, FunctionTool, Trans
 from providers.voice.vapi import assistants
 from providers.voice.vapi.simulator import validation
 from services.agents import domain
-from services.agents.tools import check_tools, provider_tools
+from services.agents.tools import check_tools
 
 LOOKUP = {"type": "custom", "name": "lookup_order", "description": "Find an order by its number",
           "parameters": {"type": "object", "properties": {"order": {"type": "string", "description": "Its number"}},

@@ -5,6 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from contracts import calls
+from contracts.agent_tools import provider_tools
 from core.errors import ServiceError
 from core.text import optional_text
 from providers.voice.port import CallRef, CallReport, OutboundCall, StatusUpdate
@@ -92,6 +93,18 @@ def test_the_provider_call_body():
                         "variableValues": {"name": "Dana"}, "metadata": {"switchboard_call_id": "c-1"},
                         "server": {"url": "https://x/messages", "credentialId": "cr"},
                         "voicemailDetection": {"provider": "vapi"}}}
+
+
+def test_a_call_s_model_carries_the_agents_tools_which_the_override_would_otherwise_drop():
+    """An override's model replaces the assistant's whole model: without its tools the call could not use them."""
+    server = {"url": "https://x/messages", "credentialId": "cr"}
+    saved = [{"type": "send_sms"}, {"type": "end_call"}]
+    body = vapi_calls.call_body(outbound_call(tools=provider_tools(saved)), server)
+    sms, end = body["assistantOverrides"]["model"]["tools"]
+    assert (sms["type"], sms["function"]["name"], sms["server"]) == ("function", "send_sms", server)
+    assert end == {"type": "endCall"}
+    assert body["assistantOverrides"]["model"]["messages"] == [{"role": "system", "content": "Call back."}]
+    assert "tools" not in vapi_calls.call_body(outbound_call(), server)["assistantOverrides"]["model"]
 
 
 def test_an_agent_that_chose_its_own_voicemail_detection_keeps_it_on_its_calls():

@@ -91,7 +91,7 @@ class GetCallingProfileRequest(_message.Message):
     def __init__(self, agent_id: _Optional[str] = ...) -> None: ...
 
 class CallingProfile(_message.Message):
-    __slots__ = ("agent_id", "name", "business_id", "provider_assistant_id", "phone_number", "provider_phone_number_id", "prompt", "first_message", "model", "own_voicemail_detection", "recording_disclosure")
+    __slots__ = ("agent_id", "name", "business_id", "provider_assistant_id", "phone_number", "provider_phone_number_id", "prompt", "first_message", "model", "own_voicemail_detection", "recording_disclosure", "tools")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
@@ -103,6 +103,7 @@ class CallingProfile(_message.Message):
     MODEL_FIELD_NUMBER: _ClassVar[int]
     OWN_VOICEMAIL_DETECTION_FIELD_NUMBER: _ClassVar[int]
     RECORDING_DISCLOSURE_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
     agent_id: str
     name: str
     business_id: str
@@ -114,7 +115,8 @@ class CallingProfile(_message.Message):
     model: _struct_pb2.Struct
     own_voicemail_detection: bool
     recording_disclosure: RecordingDisclosure
-    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., provider_phone_number_id: _Optional[str] = ..., prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., own_voicemail_detection: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ...) -> None: ...
+    tools: _containers.RepeatedCompositeFieldContainer[_struct_pb2.Struct]
+    def __init__(self, agent_id: _Optional[str] = ..., name: _Optional[str] = ..., business_id: _Optional[str] = ..., provider_assistant_id: _Optional[str] = ..., phone_number: _Optional[str] = ..., provider_phone_number_id: _Optional[str] = ..., prompt: _Optional[str] = ..., first_message: _Optional[str] = ..., model: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., own_voicemail_detection: _Optional[bool] = ..., recording_disclosure: _Optional[_Union[RecordingDisclosure, _Mapping]] = ..., tools: _Optional[_Iterable[_Union[_struct_pb2.Struct, _Mapping]]] = ...) -> None: ...
 
 class AgentSummary(_message.Message):
     __slots__ = ("id", "name", "business_id", "created_at", "phone_number", "status")

@@ -30,7 +30,7 @@ from providers.voice.port import (
     ToolCallsRequest,
     ToolResult,
 )
-from providers.voice.vapi.assistants import WAITS_FOR_USER, chat_model
+from providers.voice.vapi.assistants import WAITS_FOR_USER, chat_model, tool_body
 from providers.voice.vapi.server_messages import ANSWERED_TYPES, QUEUED_TYPES, message_of
 
 # Vapi's customer.name (for its own reference only) takes at most 40 characters: ours may be longer and is cut to
@@ -87,6 +87,15 @@ def compliance_plan(setting: recording.Setting, outbound: bool) -> dict[str, Any
     return {"recordingConsentPlan": plan}
 
 
+def call_model(call: OutboundCall, system: str, server: Json) -> dict[str, Any]:
+    """The call's model: an override replaces the assistant's whole model, so it carries the agent's tools too
+    (their function tools answered at `server`, as the assistant's are)."""
+    model = chat_model(call.model, system)
+    if call.tools:
+        model["tools"] = [tool_body(tool, server) for tool in call.tools]
+    return model
+
+
 def call_body(call: OutboundCall, server: Json) -> dict[str, Any]:
     """`POST /call`: the agent's assistant with this call's overrides; `server` is where Vapi sends the call's
     messages (providers.voice.vapi.server_messages)."""
@@ -99,7 +108,7 @@ def call_body(call: OutboundCall, server: Json) -> dict[str, Any]:
         "assistantOverrides": {
             "firstMessage": call.first_message,
             "maxDurationSeconds": call.max_duration,
-            "model": chat_model(call.model, system),
+            "model": call_model(call, system, server),
             "variableValues": {**call.variables, **({"context": call.context} if call.context else {})},
             "metadata": {CALL_ID_KEY: call.call_id},
             "server": dict(server),
