@@ -260,7 +260,7 @@ def _tools_write(change: ToolsChange) -> Callable[[AsCaller, str, Form], Awaitab
     UpdateAgent as PATCH /api/v1/agents does (the form's expected_version guards against a change meanwhile)."""
     async def write(stub: AsCaller, agent_id: str, form: Form) -> agents_pb2.AgentUpdated:
         saved = to_json(await stub.GetAgent(agents_pb2.GetAgentRequest(id=agent_id)))["tools"]
-        req = agents_pb2.UpdateAgentRequest(id=agent_id)
+        req = agents_pb2.UpdateAgentRequest(id=agent_id, force=form.get("force") == "1")
         req.tools.SetInParent()
         req.tools.tools.extend(struct(tool) for tool in change(saved, form))
         if (expected := _expected_version(form)) is not None:

@@ -160,6 +160,12 @@ async def test_the_agent_page_turns_tools_on_saves_links_and_keeps_custom_tools_
     assert (await read_agent(api, account, agent["id"]))["version"] == 3
     assert (await read_agent(api, account, agent["id"]))["tool_secret_masked"] == f"tsec_...{second[-4:]}"
 
+    # A form without the page's token (another site's): 403, nothing removed.
+    reply = await page.request.post(f"{api.base}/dashboard/agents/{agent['id']}/tools/remove",
+                                    form={"name": "lookup_order", "expected_version": "3"})
+    assert reply.status == 403 and "nothing was removed" in await reply.text()
+    assert (await read_agent(api, account, agent["id"]))["version"] == 3
+
     await tools.get_by_role("button", name="Remove the tool lookup_order").click()
     await expect(page.locator("p[role=status]")).to_contain_text("The tools are saved as version 4.")
     assert [t["type"] for t in (await read_agent(api, account, agent["id"]))["tools"]] == ["send_link"]
