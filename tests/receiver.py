@@ -9,10 +9,11 @@ from tests.waiting import wait_until
 
 
 class Receiver:
-    """A partner's endpoint on this machine: records every request; may fail the first ones."""
+    """A partner's endpoint on this machine: records every request; may fail the first ones; answers the others
+    with `answer`."""
 
-    def __init__(self, fail_first: int = 0, status: int = 500, delay_first: float = 0.0):
-        self.fail_first, self.status, self.delay_first = fail_first, status, delay_first
+    def __init__(self, fail_first: int = 0, status: int = 500, delay_first: float = 0.0, answer: str = "ok"):
+        self.fail_first, self.status, self.delay_first, self.answer = fail_first, status, delay_first, answer
         self.arrived = asyncio.Event()
         self.requests: list[dict] = []
         self.port = free_port()
@@ -31,7 +32,7 @@ class Receiver:
             headers = {"Location": self.url} if 300 <= self.status < 400 else None
             return web.Response(status=self.status, text="not now", headers=headers)
         record["accepted"] = True
-        return web.Response(text="ok")
+        return web.Response(text=self.answer)
 
     async def start(self) -> "Receiver":
         app = web.Application()

@@ -1,5 +1,7 @@
 """The agents pages: the agents of one business, and one agent's page with its prompts per channel (edited here: the
-owner's edit, which the owner-edit guard keeps a persona from replacing without force), its versions (the difference
+owner's edit, which the owner-edit guard keeps a persona from replacing without force), its tools (built-in ones
+turned on or off, send_link's links, transfer_call's destinations, custom tools added or removed: the page's forms
+read by gateway.dashboard.agent_tools; the secret that signs the custom tools' requests rotated), its versions (the difference
 between two of them, a rollback to one), loading a persona, its eval scenarios and runs, and the eval gate's verdict
 on its last change. Every action is the RPC its `/api/v1/agents*` route makes, as the signed-in owner; an agent of
 another owner is 404 like any unknown one."""
@@ -17,14 +19,17 @@ from google.protobuf import json_format
 from multidict import MultiMapping
 
 from contracts import agents as agents_contract
+from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
+from core.messages import struct
 from core.rpc import AsCaller
 from gateway.auth import Principal
 from gateway.context import deps
-from gateway.dashboard import pages
+from gateway.convert import to_json
+from gateway.dashboard import agent_tools, pages
 from gateway.dashboard.forms import Form, form_token, same_site_form
 from gateway.dashboard.pages import AGENTS_PATH, signed_in
-from gateway.dashboard.templates import page
+from gateway.dashboard.templates import page, when
 from gateway.routes.agents import gate_refused
 from switchboard.v1 import agents_pb2, common_pb2, evals_pb2
 
@@ -110,8 +115,10 @@ def gate_said(gate: evals_pb2.EvalGateOutcome) -> str:
 
 
 async def _render(request: web.Request, session: str, principal: Principal, agent_id: str, *, status: int = 200,
-                  notice: str | None = None, error: str | None = None, draft: dict[str, Any] | None = None) -> web.Response:
-    """The agent's page; when the agent cannot be read (another owner's: 404) a page saying so, with its status."""
+                  notice: str | None = None, error: str | None = None, draft: dict[str, Any] | None = None,
+                  typed: Form | None = None, secret: dict[str, str] | None = None) -> web.Response:
+    """The agent's page; when the agent cannot be read (another owner's: 404) a page saying so, with its status.
+    `typed` is a refused tools form, shown again as it was; `secret` a new tool secret, shown this once."""
     d = deps(request)
     stub = d.clients["agents"].as_caller(principal.tenant)
     evals = d.clients["evals"].as_caller(principal.tenant)
@@ -131,6 +138,7 @@ async def _render(request: web.Request, session: str, principal: Principal, agen
                **(draft or {})}
     return page("agent.html", status, title=agent.name, active="agents", agent=agent, prompts=prompts,
                 versions=versions, sources=SOURCES, diff=diff, scenarios=scenarios, runs=runs, gate_said=gate_said,
+                tools=agent_tools.view(to_json(agent)["tools"], typed), secret=secret,
                 form_token=form_token(session), notice=notice, error=error)
 
 
@@ -156,17 +164,20 @@ async def _write(request: web.Request, undone: str, call: Callable[[AsCaller, st
     draft = {f: _text(form, f) for f in PROMPTS if f in form}
     try:
         reply = await call(deps(request).clients["agents"].as_caller(principal.tenant), agent_id, form)
-    except grpc.aio.AioRpcError as exc:
-        err = from_rpc_error(exc)
-        return await _render(request, session, principal, agent_id, status=err.http_status, draft=draft,
+    except (grpc.aio.AioRpcError, ServiceError) as exc:
+        err = from_rpc_error(exc) if isinstance(exc, grpc.aio.AioRpcError) else exc
+        return await _render(request, session, principal, agent_id, status=err.http_status, draft=draft, typed=form,
                              error=f"Nothing was {undone}: {err.message}")
     if (refused := gate_refused(reply)) is not None:
-        return await _render(request, session, principal, agent_id, status=409, draft=draft,
+        return await _render(request, session, principal, agent_id, status=409, draft=draft, typed=form,
                              error=f"Nothing was {undone}: {refused}")
     said = done(reply, form)
     if reply.HasField("eval_gate"):
         said += f" The eval gate {gate_said(reply.eval_gate)}."
-    return await _render(request, session, principal, agent_id, notice=said)
+    secret = None  # the agent's first custom tool (added, or back by a rollback) made the secret that signs them
+    if isinstance(reply, agents_pb2.AgentUpdated) and reply.HasField("tool_secret"):
+        secret = {"value": reply.tool_secret, "note": ""}
+    return await _render(request, session, principal, agent_id, notice=said, secret=secret)
 
 
 def _text(form: Form, field: str) -> str:
@@ -239,6 +250,66 @@ async def load_persona(request: web.Request) -> web.StreamResponse:
     return await _write(request, "loaded", _persona, _persona_loaded)
 
 
+# -- tools ----------------------------------------------------------------------------------
+
+ToolsChange = Callable[[list[dict[str, Any]], Form], list[dict[str, Any]]]
+
+
+def _tools_write(change: ToolsChange) -> Callable[[AsCaller, str, Form], Awaitable[agents_pb2.AgentUpdated]]:
+    """The write of a tools form: the agent's tools as saved, `change`d by the form, replace them through
+    UpdateAgent as PATCH /api/v1/agents does (the form's expected_version guards against a change meanwhile)."""
+    async def write(stub: AsCaller, agent_id: str, form: Form) -> agents_pb2.AgentUpdated:
+        saved = to_json(await stub.GetAgent(agents_pb2.GetAgentRequest(id=agent_id)))["tools"]
+        req = agents_pb2.UpdateAgentRequest(id=agent_id, force=form.get("force") == "1")
+        req.tools.SetInParent()
+        req.tools.tools.extend(struct(tool) for tool in change(saved, form))
+        if (expected := _expected_version(form)) is not None:
+            req.expected_version = expected
+        updated: agents_pb2.AgentUpdated = await stub.UpdateAgent(req)
+        return updated
+    return write
+
+
+def _tools_saved(reply: agents_pb2.AgentUpdated, form: Form) -> str:
+    if not reply.updated:
+        return "Nothing changed: the tools are as they were."
+    return f"The tools are saved as version {reply.version}."
+
+
+async def save_tools(request: web.Request) -> web.StreamResponse:
+    return await _write(request, "saved", _tools_write(agent_tools.with_builtins), _tools_saved)
+
+
+async def add_custom_tool(request: web.Request) -> web.StreamResponse:
+    return await _write(request, "saved", _tools_write(agent_tools.with_custom), _tools_saved)
+
+
+async def remove_custom_tool(request: web.Request) -> web.StreamResponse:
+    def without(saved: list[dict[str, Any]], form: Form) -> list[dict[str, Any]]:
+        return agent_tools.without_custom(saved, str(form.get("name", "")))
+    return await _write(request, "removed", _tools_write(without), _tools_saved)
+
+
+async def rotate_tool_secret(request: web.Request) -> web.StreamResponse:
+    """A new secret for the agent's custom tools, shown this once, as POST /api/v1/agents/rotate-tool-secret."""
+    agent_id = request.match_info["agent_id"]
+    posted = await pages.posted(request, _render, "rotated", agent_id)
+    if isinstance(posted, web.Response):
+        return posted
+    session, principal, _ = posted
+    try:
+        rotated = await deps(request).clients["agents"].as_caller(principal.tenant).RotateToolSecret(
+            agents_pb2.RotateToolSecretRequest(id=agent_id))
+    except grpc.aio.AioRpcError as exc:
+        err = from_rpc_error(exc)
+        return await _render(request, session, principal, agent_id, status=err.http_status,
+                             error=f"Nothing was rotated: {err.message}")
+    until = when(rotated.previous_secret_expires_at)
+    return await _render(request, session, principal, agent_id, secret={
+        "value": rotated.tool_secret, "note": f"Requests are signed with the old secret too until {until}." if until
+        else ""})
+
+
 def add_routes(app: web.Application) -> None:
     app.router.add_get(AGENTS_PATH, agents)
     one = f"{AGENTS_PATH}/{{agent_id}}"
@@ -246,3 +317,7 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post(one, same_site_form(edit))
     app.router.add_post(f"{one}/rollback", same_site_form(rollback))
     app.router.add_post(f"{one}/persona", same_site_form(load_persona))
+    app.router.add_post(f"{one}/tools", same_site_form(save_tools))
+    app.router.add_post(f"{one}/tools/custom", same_site_form(add_custom_tool))
+    app.router.add_post(f"{one}/tools/remove", same_site_form(remove_custom_tool))
+    app.router.add_post(f"{one}/tools/rotate-secret", same_site_form(rotate_tool_secret))

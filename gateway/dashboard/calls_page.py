@@ -1,5 +1,6 @@
 """The calls pages: the calls of one business (filtered by agent, status, direction and dates, a page at a time), one
-call's page (its timeline, summary, extracted data, quality scores, transcript and its recording to play), and a test
+call's page (its timeline with the tools the agent called, summary, extracted data, quality scores, transcript and its
+recording to play), and a test
 call the owner places to their own phone. Every action is the RPC the `/api/v1/calls` and `/api/v1/recordings` routes
 make, as the signed-in owner: a call of another owner is 404, as in the API."""
 from __future__ import annotations
@@ -12,6 +13,7 @@ from urllib.parse import urlsplit
 
 import grpc
 from aiohttp import web
+from google.protobuf.timestamp_pb2 import Timestamp
 
 from contracts import calls as calls_contract
 from core.grpc_errors import from_rpc_error
@@ -30,6 +32,7 @@ PAGE_SIZES = (10, 25, 50, 100)
 FILTERS = ("agent_id", "status", "direction")
 DATES = ("from", "to")
 SPEAKERS = ("Agent", "Caller")
+RESULT_SHOWN = 300  # characters of a tool call's result the timeline shows at once; the whole text is one click away
 
 
 class Refused(Exception):
@@ -145,6 +148,29 @@ def party(call: calls_pb2.Call) -> str:
     return f"to {call.to}"
 
 
+def timeline(call: calls_pb2.Call) -> list[dict[str, Any]]:
+    """The call's history, oldest first: how it began, when the conversation started, each tool the agent called
+    (name, arguments, result, outcome, duration: as the call's detail in the API has them), when it ended, and its
+    last change. The arguments are the owner's own data, shown in full (the page escapes them)."""
+    began = "received" if call.direction == "inbound" else "placed (queued)"
+    entries: list[tuple[Timestamp, dict[str, Any]]] = [(call.created_at, {"said": began})]
+    if call.HasField("started_at"):
+        entries.append((call.started_at, {"said": "the conversation started"}))
+    for tool_call in call.tool_calls:
+        shown = to_json(tool_call)
+        entries.append((tool_call.created_at, {"tool": {
+            "name": shown["name"], "outcome": shown["outcome"], "duration_ms": shown["duration_ms"],
+            # by key: a Struct keeps no order, and the page should read the same each time
+            "arguments": json.dumps(shown["arguments"], ensure_ascii=False, sort_keys=True) if shown["arguments"]
+            else "",
+            "result": shown["result"]}}))
+    if call.HasField("ended_at"):
+        entries.append((call.ended_at, {"said": "the call ended"}))
+    entries.append((call.updated_at, {"said": f"{call.status} (last change)"}))
+    ordered = sorted(entries, key=lambda entry: (entry[0].seconds, entry[0].nanos))  # stable: ties keep this order
+    return [{"at": at, **entry} for at, entry in ordered]
+
+
 def _shown(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
@@ -167,6 +193,7 @@ async def call_page(request: web.Request) -> web.StreamResponse:
         transcript, transcript_note = [], from_rpc_error(exc).message
     data = to_json(call)
     return page("call.html", title=f"Call {party(call)}", active="calls", call=call, error=None, turns=transcript, transcript_note=transcript_note,
+                timeline=timeline(call), result_shown=RESULT_SHOWN,
                 structured={k: _shown(v) for k, v in data["structured_data"].items() if k != "quality_dimensions"},
                 quality=data["quality_dimensions"], recording=recording,
                 audio=same_origin(recording.recording_url) if recording.HasField("recording_url") else "")

@@ -48,7 +48,7 @@ async def test_a_simulated_call_is_opened_from_the_list_read_and_played(api, acc
     await expect(page.get_by_role("region", name="Transcript")).to_contain_text("Caller:")
     await expect(page.get_by_role("region", name="Quality scores")).to_contain_text("professionalism9 / 10")
     await expect(page.get_by_role("region", name="Structured data")).to_contain_text("jordan@example.com")
-    await expect(page.get_by_role("region", name="Status history")).to_contain_text("the call ended")
+    await expect(page.get_by_role("region", name="Timeline")).to_contain_text("the call ended")
     await page.get_by_role("heading", name="Recording").click()  # the user's gesture a player's play() needs
     played = await page.locator("audio").evaluate(PLAYED)
     assert played["ended"] or played["at"] >= 1, played
