@@ -1,10 +1,11 @@
 """The agent's booking tools during a call, check_availability and book_appointment, over the business's availability
 and bookings in sdr (services.calls.ports.Bookings), acting for the call's business.
 
-Times are the business's, in its zone: each free slot is told to the model in words it can say and with the local
-time to book it by (`2026-12-05T10:00`); a start the model gives is read in the business's zone unless it carries an
-offset. A booking is for the caller's number (services.calls.domain.other_party) and name, linked to the call and to
-its lead (sdr links the caller's newest lead when the call has none). A time that cannot be booked (past, closed,
+The arguments are the ones published to the model (contracts.agents.BUILTIN_PARAMETERS). Times are the business's,
+in its zone: each free slot is told to the model in words it can say and with the start to book it by (RFC 3339 with
+the business's offset); a start the model gives without an offset is read in the business's zone. A booking is for
+the caller's name and number (services.calls.domain.other_party, or the phone_number they give), linked to the call
+and to its lead (sdr links the business's newest lead with the number when the call has none). A time that cannot be booked (past, closed,
 taken) is a refusal the model can say, with the nearest free times of the days around it.
 
 A booking is made once per tool call: the calls service claims each tool call id once (services.calls.tools_service)
@@ -30,7 +31,7 @@ NEAR_SAID = 3  # free slots offered instead of a time that cannot be booked
 DAYS_AHEAD = 7  # the days looked at when no date is given
 DAYS_MAX = 14  # sdr's longest listing (contracts.bookings.SLOTS_DAYS_MAX)
 DATE_FORMAT = "Give the date as YYYY-MM-DD, for example 2026-12-05."
-START_FORMAT = "Give start as the local date and time, for example 2026-12-05T10:00."
+START_FORMAT = "Give starts_at as check_availability gave it, for example 2026-12-05T10:00:00-06:00."
 UNREACHABLE = ("The calendar cannot be reached right now. Please tell the caller that booking isn't possible at the "
                "moment and offer to take their details instead.")
 NO_NUMBER = ("The caller's number is unknown, so nothing can be booked on this call. Please tell the caller "
@@ -46,8 +47,8 @@ def spoken(at: datetime) -> str:
 
 
 def slot_text(at: datetime) -> str:
-    """A free slot for the model: in words, then the local time to book it by."""
-    return f"{spoken(at)} ({at:%Y-%m-%dT%H:%M})"
+    """A free slot for the model: in words, then the start to book it by."""
+    return f"{spoken(at)} ({at.isoformat()})"
 
 
 def _listed(starts: list[datetime], limit: int) -> str:
@@ -88,12 +89,12 @@ def availability_words(found: FreeSlots, days: tuple[date, date], asked: bool) -
     if not found.starts:
         return f"No time is free {when}. Please offer the caller another day."
     return (f"Free times {when} (the business's local time, {found.timezone}): "
-            f"{_listed(list(found.starts), SLOTS_SAID)}. To book one, call book_appointment with its start, "
-            f"for example {found.starts[0]:%Y-%m-%dT%H:%M}.")
+            f"{_listed(list(found.starts), SLOTS_SAID)}. To book one, call book_appointment with its starts_at "
+            "as given in brackets.")
 
 
 def read_start(value: Any) -> datetime:
-    """The start the model gave: ISO 8601, local (naive) or with an offset; ValueError with the words for it."""
+    """The start the model gave: ISO 8601 with an offset, or local (naive); ValueError with the words for it."""
     if not isinstance(value, str) or not value.strip():
         raise ValueError(START_FORMAT)
     try:
@@ -138,11 +139,11 @@ class BookingTools:
         return "ok", availability_words(found, days, asked)
 
     async def book_appointment(self, call: Call, arguments: Mapping[str, Any]) -> Outcome:
-        phone = other_party(call)
+        phone = _text(arguments, "phone_number") or other_party(call)
         if phone is None:
             return "refused", NO_NUMBER
         try:
-            asked = read_start(arguments.get("start"))
+            asked = read_start(arguments.get("starts_at"))
         except ValueError as exc:
             return "refused", str(exc)
         name = _text(arguments, "name") or call.name or await self._lead_name(call, phone)

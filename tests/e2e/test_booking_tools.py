@@ -59,13 +59,14 @@ async def test_an_agent_checks_availability_books_and_records_the_caller_during_
     lead = await call(api, account, "POST", "/api/v1/leads", status=201, json={
         "business_id": account["business_id"], "name": "Sam", "phone": CALLEE})
     ended = await ended_call(api, account, calling_agent, CALLEE)
+    offset = datetime(day.year, day.month, day.day, 10, tzinfo=ZoneInfo(ZONE)).isoformat()[-6:]
 
     body = tool_calls_message(
         ended["conversation_id"], ended["id"],
         ("tc-slots", "check_availability", {"date": day.isoformat()}),
-        ("tc-book", "book_appointment", {"start": f"{day.isoformat()}T10:00", "name": "Ann Lee",
+        ("tc-book", "book_appointment", {"starts_at": f"{day.isoformat()}T10:00:00{offset}", "name": "Ann Lee",
                                          "notes": "leaking boiler"}),
-        ("tc-past", "book_appointment", {"start": f"{yesterday.isoformat()}T10:00", "name": "Ann Lee"}),
+        ("tc-past", "book_appointment", {"starts_at": f"{yesterday.isoformat()}T10:00", "name": "Ann Lee"}),  # local
         ("tc-lead", "update_lead", {"name": "Ann Lee", "email": "ann@example.com", "status": "qualified",
                                     "interest": "a new boiler"}),
         ("tc-bad", "update_lead", {"email": "not-an-address"}))
@@ -73,14 +74,13 @@ async def test_an_agent_checks_availability_books_and_records_the_caller_during_
     results = {r["toolCallId"]: r["result"] for r in answer["results"]}
     said_day = f"{day:%A} {day.day} {day:%B}"
     assert results["tc-slots"].startswith(f"Free times on {said_day} (the business's local time, {ZONE}): "
-                                          f"{said_day} at 9:00 AM ({day.isoformat()}T09:00), ")
+                                          f"{said_day} at 9:00 AM ({day.isoformat()}T09:00:00{offset}), ")
     assert results["tc-book"] == f"Booked {said_day} at 10:00 AM for Ann Lee. Please confirm it to the caller."
     assert "has already passed" in results["tc-past"] and f"{said_day} at 10:00 AM" not in results["tc-past"]
     assert results["tc-lead"] == "Recorded on the caller's lead: name, email, status, interest."
     assert results["tc-bad"].startswith("That could not be recorded: email is invalid")
     assert await post(stack, body) == answer  # the provider's retry: the same results, nothing run again
 
-    offset = datetime(day.year, day.month, day.day, 10, tzinfo=ZoneInfo(ZONE)).isoformat()[-6:]
     listed = (await call(api, account, "GET", "/api/v1/bookings"))["bookings"]
     assert [(b["starts_at"], b["name"], b["phone_number"], b["notes"], b["lead_id"], b["call_id"]) for b in listed] == [
         (f"{day.isoformat()}T10:00:00{offset}", "Ann Lee", CALLEE, "leaking boiler", lead["id"], ended["id"])]

@@ -98,8 +98,8 @@ async def test_check_availability_says_the_free_slots_or_that_none_is(tools, cal
     outcome, said = await tools.check_availability(call, {"date": "2026-03-07"})
     assert outcome == "ok"
     assert said == ("Free times on Saturday 7 March (the business's local time, America/New_York): Saturday 7 March "
-                    "at 10:00 AM (2026-03-07T10:00), Saturday 7 March at 11:00 AM (2026-03-07T11:00). To book one, "
-                    "call book_appointment with its start, for example 2026-03-07T10:00.")
+                    "at 10:00 AM (2026-03-07T10:00:00-05:00), Saturday 7 March at 11:00 AM (2026-03-07T11:00:00-05:00). To book "
+                    "one, call book_appointment with its starts_at as given in brackets.")
     assert (await tools.check_availability(call, {}))[1].startswith("Free times in the coming week")
     assert await tools.check_availability(call, {"date": "2026-03-06"}) == (
         "ok", "No time is free on Friday 6 March. Please offer the caller another day.")
@@ -109,21 +109,21 @@ async def test_check_availability_says_the_free_slots_or_that_none_is(tools, cal
 async def test_at_most_five_slots_are_said(tools, sdr_bookings, call):
     await sdr_bookings.save_availability(None, {"weekly_hours": {"mon": [["09:00", "17:00"]]}, "slot_minutes": 60})
     _, said = await tools.check_availability(call, {"date": "2026-03-02"})
-    assert said.count("Monday 2 March at") == 5 and "(2026-03-02T14:00)" not in said and ", and 3 more." in said
+    assert said.count("Monday 2 March at") == 5 and "T14:00" not in said and ", and 3 more." in said
 
 
 async def test_a_free_slot_is_booked_for_the_caller_on_the_call_and_the_lead(tools, sdr_bookings, leads, database,
                                                                               call):
     made = await Leads(in_memory(database), None).create(call.business_id, {"name": "Ann Lee", "phone": CALLER})
     leads.leads[(call.business_id, CALLER)] = lead(call.business_id, "Ann Lee")  # as the calls service reads it
-    assert await tools.book_appointment(call, {"start": "2026-03-07T10:00", "notes": "leaking tap"}) == (
+    assert await tools.book_appointment(call, {"starts_at": "2026-03-07T10:00", "notes": "leaking tap"}) == (
         "ok", "Booked Saturday 7 March at 10:00 AM for Ann Lee. Please confirm it to the caller.")  # the lead's name
     [row] = await booked(sdr_bookings)
     assert (row.starts_at, row.name, row.phone_number, row.notes, row.call_id, row.lead_id) == (
         datetime(2026, 3, 7, 15, tzinfo=UTC), "Ann Lee", CALLER, "leaking tap", call.id, made.id)
     # an offset is an instant: 16:00 UTC is 11:00 in New York
-    assert (await tools.book_appointment(call, {"start": "2026-03-07T16:00:00Z", "name": "Bo"}))[0] == "ok"
-    outcome, said = await tools.book_appointment(call, {"start": "2026-03-07T10:00", "name": "Cy"})
+    assert (await tools.book_appointment(call, {"starts_at": "2026-03-07T16:00:00Z", "name": "Bo"}))[0] == "ok"
+    outcome, said = await tools.book_appointment(call, {"starts_at": "2026-03-07T10:00", "name": "Cy"})
     assert outcome == "refused" and said == (
         "Saturday 7 March at 10:00 AM is not free: the business is closed then or it is taken. Nothing else is free "
         "around then: please ask the caller for another day.")
@@ -131,17 +131,17 @@ async def test_a_free_slot_is_booked_for_the_caller_on_the_call_and_the_lead(too
 
 
 async def test_a_time_past_closed_or_unreadable_is_refused_with_the_nearest_free_times(tools, sdr_bookings, call):
-    outcome, said = await tools.book_appointment(call, {"start": "2026-03-07T09:00", "name": "Ann"})
+    outcome, said = await tools.book_appointment(call, {"starts_at": "2026-03-07T09:00", "name": "Ann"})
     assert outcome == "refused" and said == (
         "Saturday 7 March at 9:00 AM is not free: the business is closed then or it is taken. The nearest free times "
-        "are Saturday 7 March at 10:00 AM (2026-03-07T10:00), Saturday 7 March at 11:00 AM (2026-03-07T11:00): "
+        "are Saturday 7 March at 10:00 AM (2026-03-07T10:00:00-05:00), Saturday 7 March at 11:00 AM (2026-03-07T11:00:00-05:00): "
         "please offer these to the caller.")
-    assert await tools.book_appointment(call, {"start": "2026-02-28T10:00", "name": "Ann"}) == (
+    assert await tools.book_appointment(call, {"starts_at": "2026-02-28T10:00", "name": "Ann"}) == (
         "refused", "Saturday 28 February at 10:00 AM has already passed. Nothing else is free around then: please "
                    "ask the caller for another day.")
-    assert await tools.book_appointment(call, {"start": "Saturday at ten", "name": "Ann"}) == (
+    assert await tools.book_appointment(call, {"starts_at": "Saturday at ten", "name": "Ann"}) == (
         "refused", booking_tools.START_FORMAT)
-    assert await tools.book_appointment(call, {"start": "2026-03-07T10:00"}) == ("refused", booking_tools.NO_NAME)
+    assert await tools.book_appointment(call, {"starts_at": "2026-03-07T10:00"}) == ("refused", booking_tools.NO_NAME)
     assert await booked(sdr_bookings) == []
 
 
@@ -157,14 +157,14 @@ async def test_a_slot_taken_meanwhile_is_refused_with_the_others(sdr_bookings, l
     with acting_as(acting_for(call.business_id, "test")):
         await sdr_bookings.save_availability(None, SATURDAY)
         tools = BookingTools(Stale(sdr_bookings), leads, clock=lambda: NOW)
-        assert await tools.book_appointment(call, {"start": "2026-03-07T10:00", "name": "Ann"}) == (
+        assert await tools.book_appointment(call, {"starts_at": "2026-03-07T10:00", "name": "Ann"}) == (
             "refused", "Saturday 7 March at 10:00 AM was just taken. The nearest free times are Saturday 7 March at "
-                       "11:00 AM (2026-03-07T11:00): please offer these to the caller.")
+                       "11:00 AM (2026-03-07T11:00:00-05:00): please offer these to the caller.")
 
 
 async def test_a_caller_who_withheld_their_number_cannot_book(tools, call):
     withheld = type(call)(**{**call.__dict__, "from_number": None})
-    assert await tools.book_appointment(withheld, {"start": "2026-03-07T10:00", "name": "Ann"}) == (
+    assert await tools.book_appointment(withheld, {"starts_at": "2026-03-07T10:00", "name": "Ann"}) == (
         "refused", booking_tools.NO_NUMBER)
 
 
@@ -179,11 +179,11 @@ async def test_tool_calls_run_the_booking_tools_and_a_repeated_delivery_books_on
                           bookings=BookingTools(SdrBookings(sdr_bookings), leads, clock=lambda: NOW),
                           leads=LeadTools(leads))
     message = tool_calls(call.provider_call_id, call.id, ("tc-1", "check_availability", {"date": "2026-03-07"}),
-                         ("tc-2", "book_appointment", {"start": "2026-03-07T11:00", "name": "Ann"}),
+                         ("tc-2", "book_appointment", {"starts_at": "2026-03-07T11:00", "name": "Ann"}),
                          ("tc-3", "update_lead", {"interest": "a new boiler"}))
     first = await answering.answer(message)
     assert await answering.answer(message) == first
-    assert "Saturday 7 March at 11:00 AM (2026-03-07T11:00)" in first[0].result
+    assert "Saturday 7 March at 11:00 AM (2026-03-07T11:00:00-05:00)" in first[0].result
     assert first[1].result == "Booked Saturday 7 March at 11:00 AM for Ann. Please confirm it to the caller."
     assert first[2].result == "Recorded on the caller's lead: interest."
     with acting_as(acting_for(call.business_id, "test")):
