@@ -22,7 +22,7 @@ from services.sdr.bookings_service import Bookings
 from services.sdr.service import Leads
 from tests.memory.calls import MemoryCalls
 from tests.memory.sdr import in_memory
-from tests.service.fakes import CallerLeads, SdrBookings
+from tests.service.fakes import CallerLeads, CallsNeighbours, SdrBookings
 from tests.storage_contracts import call_values
 from tests.unit.test_tool_calls import ToolAgents, tool_calls
 
@@ -175,7 +175,8 @@ async def test_tool_calls_run_the_booking_tools_and_a_repeated_delivery_books_on
                                                           AgentTool("update_lead", "update_lead")))
     with acting_as(acting_for(call.business_id, "test")):
         await sdr_bookings.save_availability(None, SATURDAY)
-    answering = ToolCalls(calls_units(database, MemoryCalls), agents, wait_seconds=1, poll_seconds=0.01,
+    answering = ToolCalls(calls_units(database, MemoryCalls), agents, texts=CallsNeighbours(), wait_seconds=1,
+                          poll_seconds=0.01,
                           bookings=BookingTools(SdrBookings(sdr_bookings), leads, clock=lambda: NOW),
                           leads=LeadTools(leads))
     message = tool_calls(call.provider_call_id, call.id, ("tc-1", "check_availability", {"date": "2026-03-07"}),
