@@ -30,6 +30,9 @@ SLOTS_SAID = 5  # free slots told at most
 NEAR_SAID = 3  # free slots offered instead of a time that cannot be booked
 DAYS_AHEAD = 7  # the days looked at when no date is given
 DAYS_MAX = 14  # sdr's longest listing (contracts.bookings.SLOTS_DAYS_MAX)
+# The years a date or start may be in: days and offsets around them stay within datetime's range (no past or
+# horizon rule is decided here: sdr's slots do).
+YEARS = (2, 9998)
 DATE_FORMAT = "Give the date as YYYY-MM-DD, for example 2026-12-05."
 START_FORMAT = "Give starts_at as check_availability gave it, for example 2026-12-05T10:00:00-06:00."
 UNREACHABLE = ("The calendar cannot be reached right now. Please tell the caller that booking isn't possible at the "
@@ -60,9 +63,12 @@ def _date(value: Any) -> date:
     if not isinstance(value, str):
         raise ValueError(DATE_FORMAT)
     try:
-        return date.fromisoformat(value.strip())
+        day = date.fromisoformat(value.strip())
     except ValueError:
         raise ValueError(DATE_FORMAT) from None
+    if not YEARS[0] <= day.year <= YEARS[1]:
+        raise ValueError(DATE_FORMAT)
+    return day
 
 
 def days_asked(arguments: Mapping[str, Any], today: date) -> tuple[date, date]:
@@ -98,9 +104,12 @@ def read_start(value: Any) -> datetime:
     if not isinstance(value, str) or not value.strip():
         raise ValueError(START_FORMAT)
     try:
-        return datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        at = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
     except ValueError:
         raise ValueError(START_FORMAT) from None
+    if not YEARS[0] <= at.year <= YEARS[1]:
+        raise ValueError(START_FORMAT)
+    return at
 
 
 def nearest(starts: tuple[datetime, ...], asked: datetime, but: datetime | None = None) -> list[datetime]:

@@ -3,6 +3,7 @@ the words the model is told, and the rules, with sdr's booking use cases on the 
 service's port (tests.service.fakes.SdrBookings) and the clock fixed; through the tool calls' use case, a repeated
 delivery books once. sdr's writing of a caller's lead is tested on the real database
 (tests/service/test_caller_lead_service.py); the whole path in tests/e2e/test_booking_tools.py."""
+from dataclasses import replace
 from datetime import UTC, date, datetime
 
 import pytest
@@ -89,7 +90,8 @@ def test_the_days_looked_at():
     assert days_asked({"from": "2026-03-02"}, today) == (date(2026, 3, 2), date(2026, 3, 8))
     assert days_asked({"from": "2026-03-02", "to": "2026-05-01"}, today) == (date(2026, 3, 2), date(2026, 3, 15))
     assert days_asked({}, today) == (date(2026, 2, 28), date(2026, 3, 7))  # the business's today may be UTC's eve
-    for wrong in ({"date": "next Saturday"}, {"date": 7}, {"from": "2026-03-04", "to": "2026-03-02"}):
+    for wrong in ({"date": "next Saturday"}, {"date": 7}, {"from": "2026-03-04", "to": "2026-03-02"},
+                  {"from": "9999-12-30"}):
         with pytest.raises(ValueError, match="YYYY-MM-DD"):
             days_asked(wrong, today)
 
@@ -139,8 +141,9 @@ async def test_a_time_past_closed_or_unreadable_is_refused_with_the_nearest_free
     assert await tools.book_appointment(call, {"starts_at": "2026-02-28T10:00", "name": "Ann"}) == (
         "refused", "Saturday 28 February at 10:00 AM has already passed. Nothing else is free around then: please "
                    "ask the caller for another day.")
-    assert await tools.book_appointment(call, {"starts_at": "Saturday at ten", "name": "Ann"}) == (
-        "refused", booking_tools.START_FORMAT)
+    for unreadable in ("Saturday at ten", "9999-12-31T23:00:00+09:00", "0001-01-01T00:00"):
+        assert await tools.book_appointment(call, {"starts_at": unreadable, "name": "Ann"}) == (
+            "refused", booking_tools.START_FORMAT)
     assert await tools.book_appointment(call, {"starts_at": "2026-03-07T10:00"}) == ("refused", booking_tools.NO_NAME)
     assert await booked(sdr_bookings) == []
 
@@ -163,7 +166,7 @@ async def test_a_slot_taken_meanwhile_is_refused_with_the_others(sdr_bookings, l
 
 
 async def test_a_caller_who_withheld_their_number_cannot_book(tools, call):
-    withheld = type(call)(**{**call.__dict__, "from_number": None})
+    withheld = replace(call, from_number=None)
     assert await tools.book_appointment(withheld, {"starts_at": "2026-03-07T10:00", "name": "Ann"}) == (
         "refused", booking_tools.NO_NUMBER)
 
@@ -219,7 +222,7 @@ async def test_update_lead_refuses_what_it_cannot_record(call):
     assert await tools.update_lead(call, {}) == ("refused", lead_tools.NOTHING)
     outcome, said = await tools.update_lead(call, {"status": "spam"})
     assert outcome == "refused" and said.startswith("The status must be one of new, contacted, qualified")
-    withheld = type(call)(**{**call.__dict__, "from_number": None})
+    withheld = replace(call, from_number=None)
     assert await tools.update_lead(withheld, {"name": "Ann"}) == ("refused", lead_tools.NO_NUMBER)
     assert leads.said == []
     refusing = LeadTools(CallerLeads(error=invalid("email is invalid: no @")))
