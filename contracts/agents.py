@@ -70,7 +70,7 @@ AGENT_TOOLS = {
     "send_link": "Text the caller one of the agent's saved links (links: [{name, url}]), so no URL is invented",
     "check_availability": "Tell the caller which appointment slots are free on a date",
     "book_appointment": "Book an appointment slot for the caller",
-    "update_lead": "Record what the caller said (name, email, interest, status) on the call's lead",
+    "update_lead": "Record what the caller said (name, email, interest, notes, status) on the call's lead",
     "transfer_call": "Transfer the call to a person: one of destinations, or the business's phone_forward_to",
     "end_call": "Hang up once the conversation is over",
     "custom": "The business's own function: its arguments are POSTed, signed with the agent's tool secret, to its "
@@ -105,8 +105,11 @@ BUILTIN_PARAMETERS: dict[str, dict[str, object]] = {
     "send_link": {"type": "object", "properties": {"name": _text("The name of the link to send"), "to": _TEXT_TO},
                   "required": ["name"]},
     "check_availability": {"type": "object", "properties": {
-        "date": {"type": "string", "format": "date", "description": "The day asked about, YYYY-MM-DD"}},
-        "required": ["date"]},
+        "date": {"type": "string", "format": "date", "description": "The day asked about, YYYY-MM-DD"},
+        "from": {"type": "string", "format": "date",
+                 "description": "Instead of date, the first of several days asked about, YYYY-MM-DD"},
+        "to": {"type": "string", "format": "date",
+               "description": "With from, the last day asked about (at most 14 days after from)"}}},
     "book_appointment": {"type": "object", "properties": {
         "starts_at": {"type": "string", "format": "date-time",
                       "description": "The start of a free slot, as check_availability gave it"},
@@ -116,6 +119,7 @@ BUILTIN_PARAMETERS: dict[str, dict[str, object]] = {
     "update_lead": {"type": "object", "properties": {
         "name": _text("The caller's full name"), "email": _text("The caller's email address"),
         "interest": _text("What the caller is interested in, in one short sentence"),
+        "notes": _text("Anything else the caller asked to have noted"),
         "status": {"type": "string", "enum": list(leads.PATCH_STATUSES),
                    "description": "The lead's new status, if the conversation changed it"}}},
 }

@@ -21,7 +21,7 @@ every server):
   standings), to the services it calls, in the RPCs it declares (core.registry `rpcs`);
 - any other process (the webhooks dispatcher calls no service): nobody.
 Some RPCs accept only some of a service's callers (core.registry.RPC_CALLERS: RecordUsage and RunScheduled, the
-gateway's alone).
+gateway's alone; RecordCallerLead, the calls service's).
 
 Keys: each minting process has its own signing key, named by a key id `<process>:<version>`; a service accepts
 the public keys of its callers alone (core.registry.callers_of: the gateway and the processes whose `rpc_to` names

@@ -104,7 +104,7 @@ _SDR_NEIGHBOURS = ("agents", "accounts", "messaging", "calls")  # services.sdr.p
 _SDR_NEIGHBOUR_RPCS = tuple(f"/switchboard.v1.{rpc}" for rpc in (
     "Agents/ListAgents", "Agents/LookupAgents", "Agents/GetCallingProfile", "Accounts/GetWorkspaceOwner",
     "Messaging/GetStandings", "Messaging/QueueEmail", "Messaging/SendSms", "Messaging/PlaceSms", "Calls/CreateCall",
-    "Calls/PlaceCall",
+    "Calls/PlaceCall", "Calls/GetCall",
     "Accounts/GetWorkspace"))  # core.standings: a business's standing before its touch is placed
 SERVICES: tuple[Service, ...] = (
     # Keys, sessions and sign-in links are stored as HMACs under subkeys of SWITCHBOARD_SECRET_KEY (and, during a
@@ -186,10 +186,12 @@ def callers_of(service_name: str) -> tuple[str, ...]:
 
 # The RPCs that only some of a service's callers may make, by full method name: the others are refused
 # `unauthorized` whatever caller they vouch for (core.caller.Verifier). The gateway alone records usage (its
-# metering of calls and recordings) and alone runs the sales pipeline's window (for the CronJob's bearer).
+# metering of calls and recordings) and alone runs the sales pipeline's window (for the CronJob's bearer); the calls
+# service alone records what a caller said on one of its calls.
 RPC_CALLERS: dict[str, tuple[str, ...]] = {
     "/switchboard.v1.Accounts/RecordUsage": (GATEWAY,),
     "/switchboard.v1.Sdr/RunScheduled": (GATEWAY,),
+    "/switchboard.v1.Sdr/RecordCallerLead": ("calls",),  # names a call: the calls service's word alone
 }
 
 

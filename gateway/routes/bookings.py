@@ -112,8 +112,8 @@ ROUTES = [
           description=ZONE + "starts_at must be the start of a free slot: a time in the past, beyond the horizon, on "
           "a blackout date, outside the business's hours or not on a slot boundary is 400 invalid_request saying "
           "which; a slot already booked is 409 conflict. The booking is linked to lead_id (404 when it is not a lead "
-          "of the business), else to the business's newest lead with phone_number, else to none. Emits "
-          "booking.created. " + BOOKING),
+          "of the business), else to the business's newest lead with phone_number, else to none, and to call_id when "
+          "given (404 when it is not a call of the business). Emits booking.created. " + BOOKING),
     Route("GET", f"{V1}/bookings", list_bookings, "List bookings, or read one with ?id=", "bookings", scope=READ,
           query=page_query(bookings.BOOKINGS_PAGE[0], bookings.BOOKINGS_PAGE[1], id=UUID, business_id=BUSINESS,
                            **{"from": {**TIME, "description": "bookings starting at or after this instant (e.g. now, "

@@ -226,5 +226,6 @@ ROUTES = [
           description="Newest first, of the business or of one lead (leadId): each action with its status (pending "
           "while a touch is being made, done, failed), what it did or why it failed (detail), the touch number, "
           "the call, text or email it made (reference) and its origin (api: a key or the dashboard session; "
-          "runner: the scheduled runner)."),
+          "runner: the scheduled runner; call: the agent's update_lead tool during the call its reference names, "
+          "action update_lead)."),
 ]

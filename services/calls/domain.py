@@ -29,6 +29,7 @@ from switchboard.v1 import calls_pb2
 
 if TYPE_CHECKING:
     from services.calls.ports import Lead
+    from services.calls.records import Call
 
 REFERENCE_MAX = 200
 
@@ -59,6 +60,12 @@ def outcome(reported: Outcome | None, reached: str) -> str:
 
 
 # -- a new outbound call ---------------------------------------------------------------------------
+
+def other_party(call: Call) -> str | None:
+    """The number of the person the call is with: the caller of an inbound call (None when withheld), the callee of
+    an outbound one."""
+    return call.from_number if call.direction == "inbound" else call.to_number
+
 
 def check_max_duration(value: int | None) -> int:
     if value is None:

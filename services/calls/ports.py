@@ -1,15 +1,16 @@
 """What the calls service needs of the other services, as ports: an agent's calling profile, who answers a
-number, an agent's tools and the run of a custom tool (agents), the lead a call is for and the business's saved calling hours (sdr), the business's name
-(accounts), and the compliance decision on a call and the texts an agent's tools send (messaging). `grpc_neighbours` builds the adapters over the
-services' RPCs; service-layer tests give the use cases in-memory ones (tests/service/fakes.py), so placing or
-answering a call needs neither the other services nor their databases. Each call acts for the current caller
+number, an agent's tools and the run of a custom tool (agents), the lead a call is for, the business's saved calling
+hours, what a caller said on a call, and the business's free slots and bookings (sdr), the business's name
+(accounts), and the compliance decision on a call and the texts an agent's tools send (messaging). `grpc_neighbours`
+builds the adapters over the services' RPCs; service-layer tests give the use cases in-memory ones
+(tests/service/fakes.py), so placing or answering a call needs neither the other services nor their databases. Each call acts for the current caller
 (core.tenant), as the owning service checks it; a refusal raises core.errors.ServiceError with its code."""
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
 from cachetools import TTLCache
@@ -103,6 +104,41 @@ class Lead:
 
 
 @dataclass(frozen=True)
+class CallerLead:
+    """What a caller said on a call, to write on their lead (sdr's RecordCallerLead): `fields` name, email, status
+    and notes as said."""
+
+    business_id: str
+    phone: str
+    call_id: str
+    direction: str
+    lead_id: str | None
+    fields: Mapping[str, str]
+    intent: str | None
+
+
+@dataclass(frozen=True)
+class FreeSlots:
+    """A business's free slots (sdr's ListSlots): each start, aware, in the business's zone."""
+
+    timezone: str
+    starts: tuple[datetime, ...]
+
+
+@dataclass(frozen=True)
+class NewBooking:
+    """An appointment to book (sdr's CreateBooking) on a call."""
+
+    business_id: str
+    starts_at: datetime  # aware
+    name: str
+    phone_number: str
+    notes: str | None
+    lead_id: str | None
+    call_id: str
+
+
+@dataclass(frozen=True)
 class CallDecision:
     """What the calls service asks of the compliance decision (messaging's DecideCall)."""
 
@@ -162,6 +198,19 @@ class Leads(Protocol):
     async def saved_business_hours(self, business_id: str) -> tuple[int, int] | None:
         """The calling hours the business saved in its SDR config (None when it saved no config)."""
 
+    async def record_caller(self, said: CallerLead) -> tuple[Lead, list[str]]:
+        """The lead after what the caller said is written on it (created when the business has none with the
+        phone), and the fields written; invalid_request for a bad email or status."""
+
+
+class Bookings(Protocol):
+    async def free_slots(self, business_id: str, first: date, last: date) -> FreeSlots:
+        """The free slots of the business's local days first..last (at most 14), soonest first."""
+
+    async def book(self, booking: NewBooking) -> datetime:
+        """The booked slot's start in the business's zone; invalid_request for a time that is not a free slot of
+        its availability, conflict when the slot is taken."""
+
 
 class Workspaces(Protocol):
     async def business_name(self, business_id: str) -> str: ...
@@ -188,6 +237,7 @@ class Neighbours:
     workspaces: Workspaces
     compliance: Compliance
     texts: Texts
+    bookings: Bookings
 
 
 def lead_of(message: sdr_pb2.Lead) -> Lead:
@@ -250,6 +300,30 @@ class GrpcLeads:
         config = await self.client.GetSdrConfig(sdr_pb2.GetSdrConfigRequest(business_id=business_id))
         return (config.business_hours_start, config.business_hours_end) if config.saved else None
 
+    async def record_caller(self, said: CallerLead) -> tuple[Lead, list[str]]:
+        reply = await self.client.RecordCallerLead(sdr_pb2.RecordCallerLeadRequest(
+            business_id=said.business_id, phone=said.phone, call_id=said.call_id, direction=said.direction,
+            lead_id=said.lead_id, fields=sdr_pb2.LeadFields(**said.fields), intent=said.intent))
+        return lead_of(reply.lead), list(reply.changed)
+
+
+class GrpcBookings:
+    def __init__(self, client: Client):
+        self.client = client
+
+    async def free_slots(self, business_id: str, first: date, last: date) -> FreeSlots:
+        found = await self.client.ListSlots(sdr_pb2.ListSlotsRequest(
+            business_id=business_id, from_date=first.isoformat(), to_date=last.isoformat()))
+        return FreeSlots(found.timezone, tuple(datetime.fromisoformat(s.starts_at) for s in found.slots))
+
+    async def book(self, booking: NewBooking) -> datetime:
+        request = sdr_pb2.CreateBookingRequest(
+            business_id=booking.business_id, name=booking.name, phone_number=booking.phone_number,
+            notes=booking.notes, lead_id=booking.lead_id, call_id=booking.call_id)
+        request.starts_at.FromDatetime(booking.starts_at.astimezone(UTC))
+        made = await self.client.CreateBooking(request)
+        return datetime.fromisoformat(made.starts_at)
+
 
 class GrpcWorkspaces:
     """A business's name, asked of accounts and kept `NAME_TTL_SECONDS`: it is on the path of every call placed
@@ -305,4 +379,4 @@ class GrpcTexts:
 def grpc_neighbours(client: Callable[[str], Client]) -> Neighbours:
     """The adapters over `client(name)`, a client of each service named (`Runtime.client`)."""
     return Neighbours(GrpcAgents(client("agents")), GrpcLeads(client("sdr")), GrpcWorkspaces(client("accounts")),
-                      GrpcCompliance(client("messaging")), GrpcTexts(client("messaging")))
+                      GrpcCompliance(client("messaging")), GrpcTexts(client("messaging")), GrpcBookings(client("sdr")))

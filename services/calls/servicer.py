@@ -14,8 +14,10 @@ from core.pagination import Page
 from providers import configured
 from providers.voice.vapi.server_messages import QUEUED_SUBJECT
 from services.calls import domain, lifecycle_service
+from services.calls.booking_tools import BookingTools
 from services.calls.domain import CallFilter
 from services.calls.inbound_service import Inbound
+from services.calls.lead_tools import LeadTools
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.ports import grpc_neighbours
 from services.calls.reaper import Reaper
@@ -166,7 +168,9 @@ def build(runtime: Runtime) -> CallsServicer:
     units = calls_units(runtime.db)
     calls = Calls(units, voice, others, recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
     inbound = Inbound(units, others, standings=held)
-    lifecycle = Lifecycle(units, voice, inbound, ToolCalls(units, others.agents, texts=others.texts))
+    tools = ToolCalls(units, others.agents, texts=others.texts,
+                      bookings=BookingTools(others.bookings, others.leads), leads=LeadTools(others.leads))
+    lifecycle = Lifecycle(units, voice, inbound, tools)
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,

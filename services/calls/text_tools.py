@@ -19,6 +19,7 @@ from typing import Any
 from core.contact import normalize_e164
 from core.errors import ServiceError
 from providers.voice.port import ToolCall
+from services.calls.domain import other_party
 from services.calls.ports import AgentTool, Text, Texts
 from services.calls.records import Call
 
@@ -70,7 +71,7 @@ def recipient(call: Call, said: object) -> str:
         except ServiceError:
             raise Refused(f"No text was sent: {said} is not a phone number I can text. Ask the caller for the full "
                           "number with its country code (e.g. +14155550123).") from None
-    caller = call.from_number if call.direction == INBOUND else call.to_number
+    caller = other_party(call)
     if not caller:
         raise Refused("No text was sent: the caller's number is withheld. Ask them for a number to text.")
     return caller

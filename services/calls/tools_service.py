@@ -26,6 +26,8 @@ from core.ids import utcnow
 from core.uow import UnitOfWork
 from providers.voice.port import CallRef, ToolCall, ToolCallsRequest, ToolResult
 from services.calls import text_tools
+from services.calls.booking_tools import BookingTools
+from services.calls.lead_tools import LeadTools
 from services.calls.ports import Agents, AgentTool, Texts
 from services.calls.records import Call, ToolCallRecord
 from services.calls.repository import CallsUnit
@@ -55,10 +57,13 @@ def not_executed_yet(name: str) -> str:
 
 class ToolCalls:
     def __init__(self, uow: UnitOfWork[CallsUnit], agents: Agents, *, texts: Texts,
-                 wait_seconds: float = WAIT_SECONDS, poll_seconds: float = POLL_SECONDS):
+                 wait_seconds: float = WAIT_SECONDS, poll_seconds: float = POLL_SECONDS,
+                 bookings: BookingTools | None = None, leads: LeadTools | None = None):
         self.uow = uow  # the calls and their tool calls (services.calls.repository)
         self.agents = agents  # the agent's tools, and the custom tools' runs (services.calls.ports)
         self.texts = texts  # send_sms's and send_link's texts (messaging: services.calls.text_tools)
+        self.bookings = bookings  # check_availability, book_appointment (services.calls.booking_tools)
+        self.leads = leads  # update_lead (services.calls.lead_tools)
         self.wait_seconds, self.poll_seconds = wait_seconds, poll_seconds
 
     async def answer(self, request: ToolCallsRequest) -> list[ToolResult]:
@@ -141,6 +146,12 @@ class ToolCalls:
                 log.warning("custom tool %s of call %s not run: %s", tool.name, call.id, exc.code)
                 return "failed", f"The tool {tool.name} could not be reached. Please tell the caller it failed."
             return run.outcome, run.result
+        if tool.type == "check_availability" and self.bookings is not None:
+            return await self.bookings.check_availability(call, tool_call.arguments)
+        if tool.type == "book_appointment" and self.bookings is not None:
+            return await self.bookings.book_appointment(call, tool_call.arguments)
+        if tool.type == "update_lead" and self.leads is not None:
+            return await self.leads.update_lead(call, tool_call.arguments)
         return "refused", not_executed_yet(tool.name)
 
     async def _recorded(self, call_id: str, tool_call_id: str) -> str:

@@ -22,7 +22,7 @@ from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
 from core.uow import UnitOfWork
 from services.sdr import bookings_domain as rules
-from services.sdr.ports import Accounts
+from services.sdr.ports import Accounts, Calls
 from services.sdr.records import Booking, SavedAvailability
 from services.sdr.repository import SdrUnit
 from switchboard.v1 import events_pb2
@@ -61,9 +61,11 @@ def event_of(kind: type[BookingEvent], view: BookingView, **extra: str) -> Booki
 
 
 class Bookings:
-    def __init__(self, uow: UnitOfWork[SdrUnit], accounts: Accounts, clock: Callable[[], datetime] = utcnow):
+    def __init__(self, uow: UnitOfWork[SdrUnit], accounts: Accounts, calls: Calls,
+                 clock: Callable[[], datetime] = utcnow):
         self.uow = uow
         self.accounts = accounts  # the business's zone, asked as the caller (services.sdr.ports)
+        self.calls = calls  # whose call a booking names, asked as the caller
         self.clock = clock
 
     async def _business(self, business_id: str | None) -> tuple[str, ZoneInfo]:
@@ -115,13 +117,16 @@ class Bookings:
     async def book(self, business_id: str | None, starts_at: datetime, given: Mapping[str, Any],
                    lead_id: str | None = None, call_id: str | None = None) -> BookingView:
         """Book the free slot starting at `starts_at` for the caller named in `given` (name, phone_number, email,
-        notes), linked to the lead named, else to the business's newest lead with that number."""
+        notes), linked to the lead named, else to the business's newest lead with that number, and to the call named
+        (one of the business's: 404 otherwise)."""
         values = rules.booking_values(given)
         if lead_id is not None:
             require_uuid(lead_id, "lead_id")
         if call_id is not None:
             require_uuid(call_id, "call_id")
         business_id, zone = await self._business(business_id)
+        if call_id is not None and await self.calls.call_business(call_id) != business_id:
+            raise not_found("call")
         now = self.clock()
         async with self.uow.transaction() as work:
             await work.bookings.lock(business_id)

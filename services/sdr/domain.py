@@ -89,6 +89,42 @@ def changed_values(current: dict[str, Any], given: dict[str, str]) -> dict[str, 
     return {k: v for k, v in values.items() if current.get(k) != v}
 
 
+# -- what a caller said on a call (the agent's update_lead tool) ----------------------------------------------
+CALLER_FIELDS = ("name", "email", "status", "notes")  # the lead fields a caller's words may write
+INTENT_MAX = 500
+CALL_UPDATE = "update_lead"  # the activity entry's action, naming the call (its reference)
+
+
+def caller_values(given: dict[str, str], intent: str | None) -> dict[str, Any]:
+    """The checked values of what the caller said: name, email, a status PATCH may set, a note and the intent."""
+    unknown = sorted(set(given) - set(CALLER_FIELDS))
+    if unknown:
+        raise invalid(f"{unknown[0]} cannot be recorded from a call; recordable: {', '.join(CALLER_FIELDS)}")
+    values = {k: v for k, v in clean_fields(given, patch=True).items() if v is not None}
+    intent = (intent or "").strip()
+    if len(intent) > INTENT_MAX:
+        raise invalid(f"intent must be at most {INTENT_MAX} characters")
+    return {**values, "intent": intent} if intent else values
+
+
+def caller_changes(current: dict[str, Any], values: dict[str, Any]) -> dict[str, Any]:
+    """What the caller's values change on a lead: the fields that differ, the note added to the lead's notes."""
+    changes = {k: v for k, v in values.items() if k != "notes" and current.get(k) != v}
+    note = values.get("notes")
+    if note:
+        notes = f"{current['notes']}\n{note}" if current.get("notes") else note
+        if len(notes) > LIMITS["notes"]:
+            raise invalid(f"the lead's notes would pass {LIMITS['notes']} characters")
+        changes["notes"] = notes
+    return changes
+
+
+def call_update_detail(changed: tuple[str, ...], created: bool, values: dict[str, Any]) -> str:
+    """The activity entry's words: what the call recorded on the lead."""
+    said = ", ".join(f"status {values['status']}" if name == "status" else name for name in changed)
+    return f"{'created' if created else 'updated'} on a call: {said or 'nothing new'}"
+
+
 # -- whose word an email address is --------------------------------------------------------------
 # The messaging service mails a key's email to a lead at once only when the address is known to the business: the
 # person gave it on an inbound call (they reached the business first). An address written through the lead API is a

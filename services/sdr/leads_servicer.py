@@ -95,6 +95,13 @@ class LeadsServicer(sdr_pb2_grpc.SdrServicer):
         row, created = await self.leads.upsert_contact(request.business_id, request.phone, given)
         return sdr_pb2.UpsertContactReply(lead=lead_message(row), created=created)
 
+    async def RecordCallerLead(self, request: sdr_pb2.RecordCallerLeadRequest,
+                               context: Context) -> sdr_pb2.RecordCallerLeadReply:
+        row, created, changed = await self.leads.record_caller(
+            request.business_id, request.phone, request.call_id, request.direction, optional(request, "lead_id"),
+            _given(request.fields), optional(request, "intent"))
+        return sdr_pb2.RecordCallerLeadReply(lead=lead_message(row), created=created, changed=changed)
+
     async def RecordInteraction(self, request: sdr_pb2.RecordInteractionRequest, context: Context) -> sdr_pb2.Lead:
         return lead_message(await self.leads.record_interaction(
             request.lead_id, request.channel, request.direction, request.reference, optional(request, "intent"),

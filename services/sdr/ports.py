@@ -12,6 +12,7 @@ from datetime import UTC
 from typing import Protocol
 
 from core.compliance import decision as compliance
+from core.errors import ServiceError
 from core.messages import business_hours, optional, timestamp
 from core.rpc import Client
 from switchboard.v1 import accounts_pb2, agents_pb2, calls_pb2, common_pb2, messaging_pb2
@@ -92,6 +93,9 @@ class Calls(Protocol):
         """Placed, or refused with the decision's code (a deferral included)."""
 
     async def place_call(self, touch: Touch) -> Placed: ...
+
+    async def call_business(self, call_id: str) -> str | None:
+        """The business of the call, when it is one of the caller's calls (None otherwise)."""
 
 
 @dataclass(frozen=True)
@@ -200,6 +204,15 @@ class GrpcCalls:
             deferred: common_pb2.ComplianceDecision = reply.deferred
             return deferred
         return Made(reply.call.id, reply.call.status)
+
+    async def call_business(self, call_id: str) -> str | None:
+        try:
+            call = await self.client.GetCall(calls_pb2.GetCallRequest(id=call_id))
+        except ServiceError as exc:
+            if exc.code == "not_found":
+                return None
+            raise
+        return str(call.business_id)
 
 
 def grpc_neighbours(client: Callable[[str], Client]) -> Neighbours:

@@ -13,7 +13,7 @@ from contracts import leads as leads_contract
 from core import aggregates, tenant
 from core.contact import normalize_e164, normalize_email
 from core.errors import invalid, not_found
-from core.ids import require_uuid, utcnow
+from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged, decode_cursor
 from core.tenant import require_business
 from core.uow import UnitOfWork
@@ -183,6 +183,37 @@ class Leads:
             row = await self._interaction(work, row, channel, direction, reference, intent, occurred_at)
         return row
 
+    async def record_caller(self, business_id: str, phone: str, call_id: str, direction: str, lead_id: str | None,
+                            given: dict[str, str], intent: str | None) -> tuple[Lead, bool, tuple[str, ...]]:
+        """What a caller said on a call (domain.caller_values) written on the call's lead, else the business's newest
+        lead with the phone, created (source inbound_call or outbound_call) when there is none; an entry in the
+        lead's activity log names the call. (the lead, created, the fields written)"""
+        business_id = require_business(tenant.require_account(), business_id)
+        require_uuid(call_id, "call_id")
+        domain.check_interaction("call", direction, call_id)
+        phone = normalize_e164(phone, "phone")
+        values = domain.caller_values(given, intent)
+        async with self.uow.transaction() as work:
+            row = await self._owned(work, lead_id, field="lead_id", lock=True) if lead_id else None
+            if row is None:
+                row = await self._contact_lead(work, business_id, phone)
+            changes = values if (created := row is None) else domain.caller_changes(asdict(row), values)
+            if "email" in changes:  # the person's word on an inbound call (domain.email_given_on_call)
+                changes = {**changes, "email_known_at": utcnow() if direction == "inbound" else None}
+            if row is None:
+                row = await self._insert(work, business_id, {**domain.new_lead_values(
+                    {"source": f"{direction}_call", "phone": phone, **given}), **changes})
+            elif changes:
+                row = await self._update(work, row, changes)
+            changed = tuple(name for name in (*domain.CALLER_FIELDS, "intent") if name in changes)
+            if changed or created:
+                now = utcnow()
+                await work.pipeline.add_activity(
+                    id=new_id(), business_id=business_id, lead_id=str(row.id), action=domain.CALL_UPDATE,
+                    status="done", detail=domain.call_update_detail(changed, created, values), reference=call_id,
+                    origin="call", created_at=now, updated_at=now)
+        return row, created, changed
+
     async def record_contacts(self, contacts: Sequence[Contact], actor: str) -> None:
         """Calls and texts with people (a consumer's batch of events), in this order and in one transaction, each
         acting for its business as `actor`: counted on the linked lead, or on the business's lead with that phone
@@ -211,13 +242,18 @@ class Leads:
         business_id = require_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
         values = domain.new_lead_values({"source": domain.CONTACT_SOURCE, **given, "phone": phone})
-        # One contact per business and number at a time: concurrent upserts of one caller wait here.
-        await work.leads.lock_contact(business_id, phone)
-        row = await work.leads.newest_by_phone(business_id, phone, lock=True)
+        row = await self._contact_lead(work, business_id, phone)
         if row is None:
             return await self._insert(work, business_id, values), True
         missing = domain.missing_contact_values(asdict(row), values)
         return (await self._update(work, row, missing) if missing else row), False
+
+    @staticmethod
+    async def _contact_lead(work: SdrUnit, business_id: str, phone: str) -> Lead | None:
+        """The business's newest lead with this phone, locked; one contact per business and number at a time:
+        concurrent upserts of one caller wait here."""
+        await work.leads.lock_contact(business_id, phone)
+        return await work.leads.newest_by_phone(business_id, phone, lock=True)
 
     async def _interaction(self, work: SdrUnit, row: Lead, channel: str, direction: str, reference: str,
                            intent: str | None, occurred_at: datetime | None) -> Lead:

@@ -70,4 +70,4 @@ def build(runtime: Runtime) -> SdrServicer:
     health = Health(GrpcHealthSources({name: runtime.channel(name) for name in names}, clients["agents"],
                                       clients["messaging"], clients["accounts"]), names)
     return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports, health,
-                       Bookings(uow, others.accounts))
+                       Bookings(uow, others.accounts, others.calls))

@@ -8,7 +8,7 @@ from core import tenant
 from core.compliance.decision import AGENT_TOOL
 from core.errors import ServiceError, not_found
 from core.standings import UNKNOWN_FACTS, Facts, Standings
-from services.calls.ports import Neighbours, TextPlaced
+from services.calls.ports import FreeSlots, Neighbours, TextPlaced
 from services.evals.agents_port import EvaluatedAgent
 from services.messaging import ports as messaging_ports
 from services.messaging.service import NewText, Sent
@@ -36,14 +36,15 @@ class CallsNeighbours(LeadsByPhone):
     leads by id and by (business, phone), business names, a compliance that answers `decision` (allow by
     default) and keeps what it was asked and the slots released, and texts that are sent (kept in `texted`)."""
 
-    def __init__(self, profiles=(), routes=None, leads=None, names=None, decision=None):
+    def __init__(self, profiles=(), routes=None, leads=None, names=None, decision=None, bookings=None):
         self.profiles = {p.agent_id: p for p in profiles}
         self.routes = dict(routes or {})
         self.leads = dict(leads or {})  # (business_id, phone) -> Lead
         self.names = dict(names or {})
         self.decision = decision
         self.asked, self.released, self.texted = [], [], []
-        self.ports = Neighbours(agents=self, leads=self, workspaces=self, compliance=self, texts=self)
+        self.ports = Neighbours(agents=self, leads=self, workspaces=self, compliance=self, texts=self,
+                                bookings=bookings)
 
     async def calling_profile(self, agent_id):
         if agent_id not in self.profiles:
@@ -89,6 +90,41 @@ class MessagingTexts:
         if isinstance(placed, Sent):
             return TextPlaced(True, placed.message.to_number)
         return TextPlaced(False, text.to, placed.code or "tcpa_violation")
+
+
+class SdrBookings:
+    """The calls service's bookings port (services.calls.ports.Bookings) over sdr's booking use cases
+    (services.sdr.bookings_service.Bookings, e.g. on the in-memory database): their rules, as the current caller."""
+
+    def __init__(self, bookings):
+        self.bookings = bookings
+
+    async def free_slots(self, business_id, first, last):
+        found = await self.bookings.slots(business_id, None, first.isoformat(), last.isoformat())
+        return FreeSlots(found.zone.key, tuple(s.starts_at.astimezone(found.zone) for s in found.slots))
+
+    async def book(self, booking):
+        made = await self.bookings.book(booking.business_id, booking.starts_at, {
+            "name": booking.name, "phone_number": booking.phone_number, "notes": booking.notes},
+            booking.lead_id, booking.call_id)
+        return made.row.starts_at.astimezone(made.zone)
+
+
+class CallerLeads(LeadsByPhone):
+    """The calls service's leads port with what callers said: each CallerLead kept in `said`, answered with the
+    lead by phone and the fields given, or `error` raised."""
+
+    def __init__(self, leads=None, error: ServiceError | None = None):
+        self.leads = dict(leads or {})  # (business_id, phone) -> Lead
+        self.error = error
+        self.said: list = []
+
+    async def record_caller(self, said):
+        if self.error is not None:
+            raise self.error
+        self.said.append(said)
+        changed = [name for name in ("name", "email", "status", "notes") if name in said.fields]
+        return self.leads.get((said.business_id, said.phone)), changed + (["intent"] if said.intent else [])
 
 
 class EvalAgents:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from core import tenant
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
@@ -21,16 +22,28 @@ PAGE = Page(limit=50)
 
 
 class Zones:
-    """The accounts port's time zones: every business of the test in New York."""
+    """The accounts port's time zones: every business of the test in New York; and the calls port's calls (by id,
+    their business), seen by their business alone."""
+
+    def __init__(self, calls: dict[str, str] | None = None):
+        self.calls = calls or {}
 
     async def zone(self, business_id):
         return "America/New_York"
+
+    async def call_business(self, call_id):
+        business_id = self.calls.get(call_id)
+        return business_id if business_id is not None and tenant.current().can_access(business_id) else None
+
+
+CALL_ID = new_id()
 
 
 @pytest.fixture
 def bookings(database, business_id):
     with acting_as(Tenant(account_id=new_id(), business_ids=(business_id,))):
-        yield Bookings(in_memory(database), Zones(), clock=lambda: NOW)
+        zones = Zones({CALL_ID: business_id})
+        yield Bookings(in_memory(database), zones, zones, clock=lambda: NOW)
 
 
 def events(database, type_):
@@ -64,8 +77,11 @@ async def test_a_booking_takes_its_slot_and_is_linked_to_the_callers_newest_lead
     assert MONDAY_NINE not in [s.starts_at for s in free.slots] and len(free.slots) == 15
     await refused(bookings.book(None, MONDAY_NINE, {"name": "Bo", "phone_number": "+14155550124"}), "conflict")
     stranger = await bookings.book(None, datetime(2026, 3, 9, 14, tzinfo=UTC),
-                                   {"name": "Cy", "phone_number": "+14155550199"}, call_id=new_id())
-    assert stranger.row.lead_id is None and stranger.row.call_id is not None
+                                   {"name": "Cy", "phone_number": "+14155550199"}, call_id=CALL_ID)
+    assert stranger.row.lead_id is None and stranger.row.call_id == CALL_ID
+    # a call that is not one of the business's (another's, or none) is not found, and books nothing
+    await refused(bookings.book(None, datetime(2026, 3, 9, 15, tzinfo=UTC), {"name": "Di", "phone_number": PHONE},
+                                call_id=new_id()), "not_found", "call")
     await refused(bookings.book(None, datetime(2026, 3, 9, 15, tzinfo=UTC), {"name": "Di", "phone_number": PHONE},
                                 lead_id=new_id()), "not_found", "lead")
     assert len(events(database, "booking.created")) == 2
@@ -108,7 +124,7 @@ async def test_rescheduling_and_canceling(bookings, database):
 async def test_another_business_sees_and_changes_none_of_it(bookings, database, business_id):
     made = (await bookings.book(None, MONDAY_NINE, {"name": "Ann", "phone_number": PHONE})).row
     with acting_as(Tenant(account_id=new_id(), business_ids=(new_id(),))):
-        other = Bookings(in_memory(database), Zones(), clock=lambda: NOW)
+        other = Bookings(in_memory(database), Zones(), Zones(), clock=lambda: NOW)
         await refused(other.get(made.id), "not_found")
         await refused(other.change(made.id, None, "canceled"), "not_found")
         assert (await other.list(None, None, None, None, PAGE))[0].rows == []

@@ -284,6 +284,34 @@ class UpsertContactReply(_message.Message):
     created: bool
     def __init__(self, lead: _Optional[_Union[Lead, _Mapping]] = ..., created: _Optional[bool] = ...) -> None: ...
 
+class RecordCallerLeadRequest(_message.Message):
+    __slots__ = ("business_id", "phone", "call_id", "direction", "lead_id", "fields", "intent")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    CALL_ID_FIELD_NUMBER: _ClassVar[int]
+    DIRECTION_FIELD_NUMBER: _ClassVar[int]
+    LEAD_ID_FIELD_NUMBER: _ClassVar[int]
+    FIELDS_FIELD_NUMBER: _ClassVar[int]
+    INTENT_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phone: str
+    call_id: str
+    direction: str
+    lead_id: str
+    fields: LeadFields
+    intent: str
+    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., call_id: _Optional[str] = ..., direction: _Optional[str] = ..., lead_id: _Optional[str] = ..., fields: _Optional[_Union[LeadFields, _Mapping]] = ..., intent: _Optional[str] = ...) -> None: ...
+
+class RecordCallerLeadReply(_message.Message):
+    __slots__ = ("lead", "created", "changed")
+    LEAD_FIELD_NUMBER: _ClassVar[int]
+    CREATED_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    lead: Lead
+    created: bool
+    changed: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, lead: _Optional[_Union[Lead, _Mapping]] = ..., created: _Optional[bool] = ..., changed: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class RecordInteractionRequest(_message.Message):
     __slots__ = ("lead_id", "channel", "direction", "reference", "occurred_at", "intent")
     LEAD_ID_FIELD_NUMBER: _ClassVar[int]

@@ -77,6 +77,11 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.RecordInteractionRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.Lead.FromString,
                 _registered_method=True)
+        self.RecordCallerLead = channel.unary_unary(
+                '/switchboard.v1.Sdr/RecordCallerLead',
+                request_serializer=switchboard_dot_v1_dot_sdr__pb2.RecordCallerLeadRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_sdr__pb2.RecordCallerLeadReply.FromString,
+                _registered_method=True)
         self.ValidateRun = channel.unary_unary(
                 '/switchboard.v1.Sdr/ValidateRun',
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.RunRequest.SerializeToString,
@@ -286,6 +291,17 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RecordCallerLead(self, request, context):
+        """What a caller said on a call (the agent's update_lead tool, services.calls.lead_tools): written on the call's
+        lead, else the business's newest lead with the phone, created (source call) when there is none, with an entry
+        in the lead's activity log naming the call (action update_lead, reference the call id, origin call). The
+        calls service's alone (core.registry.RPC_CALLERS). Fails INVALID_ARGUMENT (invalid_request) for a bad email,
+        a status PATCH may not set or a field too long.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ValidateRun(self, request, context):
         """Communication runs (services.sdr.runs_service). Checks a run without storing it: every problem at once, each
         with its touch's index and id and the field (the reply, not an error); fails PERMISSION_DENIED (forbidden)
@@ -482,7 +498,7 @@ class SdrServicer:
         """Books a free slot, atomically (two callers never hold overlapping confirmed bookings of a business), and emits
         booking.created; fails INVALID_ARGUMENT (invalid_request) for a time in the past, beyond the horizon or not on a
         free slot of the availability, ALREADY_EXISTS (conflict) when the slot is taken, NOT_FOUND (not_found) for a
-        lead_id that is not the business's.
+        lead_id or a call_id that is not the business's (the call is asked of the calls service as the caller).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -559,6 +575,11 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.RecordInteraction,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RecordInteractionRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.Lead.SerializeToString,
+            ),
+            'RecordCallerLead': grpc.unary_unary_rpc_method_handler(
+                    servicer.RecordCallerLead,
+                    request_deserializer=switchboard_dot_v1_dot_sdr__pb2.RecordCallerLeadRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_sdr__pb2.RecordCallerLeadReply.SerializeToString,
             ),
             'ValidateRun': grpc.unary_unary_rpc_method_handler(
                     servicer.ValidateRun,
@@ -925,6 +946,33 @@ class Sdr:
             '/switchboard.v1.Sdr/RecordInteraction',
             switchboard_dot_v1_dot_sdr__pb2.RecordInteractionRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.Lead.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RecordCallerLead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/RecordCallerLead',
+            switchboard_dot_v1_dot_sdr__pb2.RecordCallerLeadRequest.SerializeToString,
+            switchboard_dot_v1_dot_sdr__pb2.RecordCallerLeadReply.FromString,
             options,
             channel_credentials,
             insecure,
