@@ -17,12 +17,13 @@ from services.calls import domain, lifecycle_service
 from services.calls.domain import CallFilter
 from services.calls.inbound_service import Inbound
 from services.calls.lifecycle_service import Lifecycle
-from services.calls.ports import grpc_neighbours
+from services.calls.ports import GrpcOwners, grpc_neighbours
 from services.calls.reaper import Reaper
 from services.calls.records import ToolCallRecord
 from services.calls.repository import calls_units
 from services.calls.service import Calls, NewCall
 from services.calls.tools_service import ToolCalls
+from services.calls.transfer_service import Transfers
 from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
 
 CALLS_PAGE = (50, 100)
@@ -166,7 +167,8 @@ def build(runtime: Runtime) -> CallsServicer:
     units = calls_units(runtime.db)
     calls = Calls(units, voice, others, recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
     inbound = Inbound(units, others, standings=held)
-    lifecycle = Lifecycle(units, voice, inbound, ToolCalls(units, others.agents))
+    tools = ToolCalls(units, others.agents)
+    lifecycle = Lifecycle(units, voice, inbound, tools, Transfers(tools, GrpcOwners(runtime.client("accounts"))))
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,

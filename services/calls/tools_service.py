@@ -60,19 +60,19 @@ class ToolCalls:
 
     async def answer(self, request: ToolCallsRequest) -> list[ToolResult]:
         """A result for each tool call of the message, in its order."""
-        call = await self._call(request.call)
+        call = await self.call_of(request.call)
         if call is None:
             log.warning("tool calls for no call of ours (provider call %s) refused", request.call.provider_call_id)
             return [ToolResult(c.id, NOT_THIS_CALL) for c in request.calls]
         claimed = await self._claim(call, request.calls)
         with tenant.acting_as(tenant.acting_for(call.business_id, ACTOR)):
-            tools = await self._tools(call.agent_id) if claimed else ()
+            tools = await self.tools_of(call.agent_id) if claimed else ()
             results = await asyncio.gather(*(
                 self._run(call, tools, c) if claimed.pop(c.id, False) else self._recorded(call.id, c.id)
                 for c in request.calls))  # an id twice in one message runs once: the second waits for it
         return [ToolResult(c.id, result) for c, result in zip(request.calls, results, strict=True)]
 
-    async def _call(self, ref: CallRef) -> Call | None:
+    async def call_of(self, ref: CallRef) -> Call | None:
         """The call of ours the message is about, or None (none, or our id names another call than the
         provider's)."""
         if not ref.provider_call_id:
@@ -96,7 +96,7 @@ class ToolCalls:
                 claimed[c.id] = row is not None
         return {i: True for i, mine in claimed.items() if mine}
 
-    async def _tools(self, agent_id: str) -> tuple[AgentTool, ...] | None:
+    async def tools_of(self, agent_id: str) -> tuple[AgentTool, ...] | None:
         """The agent's tools now: () when the agent is gone (every tool call refused), None when they cannot be
         read (every tool call failed)."""
         try:
