@@ -22,6 +22,7 @@ from services.calls.reaper import Reaper
 from services.calls.records import ToolCallRecord
 from services.calls.repository import calls_units
 from services.calls.service import Calls, NewCall
+from services.calls.tool_sweep import ToolCallSweep
 from services.calls.tools_service import ToolCalls
 from services.calls.transfer_service import Transfers
 from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
@@ -175,4 +176,5 @@ def build(runtime: Runtime) -> CallsServicer:
                     filter_subject=QUEUED_SUBJECT, batch=250, batched=True, max_deliver=-1)
     runtime.run(Reaper(units, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))
+    runtime.run(ToolCallSweep(units))
     return CallsServicer(calls, lifecycle)
