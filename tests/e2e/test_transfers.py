@@ -10,6 +10,7 @@ import uuid
 import aiohttp
 
 from providers.voice.vapi import assistants
+from tests.agents import read_agent
 from tests.calling import agent_with_number, our_call, ring, settled
 from tests.e2e.test_call_lifecycle import MESSAGES, signed
 
@@ -41,7 +42,8 @@ async def inbound_call(api, voice, account: dict) -> tuple[dict, dict]:
     status, body, _ = await api.request("PATCH", "/api/v1/agents", key=account["key"], json={
         "id": agent["id"], "tools": [{"type": "transfer_call"}]})
     assert status == 200, body
-    assert body["tools"] == [{"type": "transfer_call", "destinations": [], "mode": "warm"}]
+    assert (await read_agent(api, account, agent["id"]))["tools"] == [
+        {"type": "transfer_call", "destinations": [], "mode": "warm"}]
     at_provider = await ring(voice, agent["phone_number"], CALLER)
     call = await our_call(api, account["key"], agent["id"], at_provider["id"])
     return agent, await settled(api, account["key"], call["id"])
