@@ -197,7 +197,8 @@ TOOLS = {"type": "array", "items": _obj({"type": {"type": "string", "description
          f"(unique, at most {agents.LINK_NAME_MAX} characters), url (https)}}] (1 to {agents.LINKS_MAX}). "
          f"transfer_call: destinations [{{name, phone_number (E.164), mode: warm (the default: the person hears who "
          f"is coming and why) or blind, message (at most {agents.TRANSFER_MESSAGE_MAX} characters, said to the "
-         f"caller first)}}] (at most {agents.DESTINATIONS_MAX}; none: the business's phone_forward_to). custom: the "
+         f"caller first)}}] (at most {agents.DESTINATIONS_MAX}); none: the business's phone_forward_to, with mode (warm, "
+         "the default, or blind) for it. custom: the "
          "business's own function: name (letters, digits, _ and -, at most 64, unique, not a built-in type), "
          f"description (1 to {agents.CUSTOM_DESCRIPTION_MAX} characters), parameters (a JSON Schema of an object "
          f"{{type: object, properties, required}}, at most {agents.PARAMETERS_MAX_BYTES} bytes, with the keywords "
@@ -957,7 +958,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                            ("transcripts", *PAGE_FIELDS)),
     "ProviderMessageAnswer": {"type": "object", "description": "{}, or for an assistant-request the provider's "
                               "answer: {assistantId, assistantOverrides} or {error}; for tool-calls {results: "
-                              "[{toolCallId, result}]}, a result for each tool call of the message",
+                              "[{toolCallId, result}]}, a result for each tool call of the message; for a "
+                              "transfer-destination-request {destination: {type: number, number, message, "
+                              "transferPlan}} or {error}",
                               "properties": {"results": {"type": "array", "items": _obj(
                                   {"toolCallId": {"type": "string"}, "result": {"type": "string"}},
                                   ("toolCallId", "result"))}}},

@@ -184,6 +184,31 @@ class CallsRepositoryContract:
             assert await calls_in(conn).with_tool_calls([new_id()], call.id) is None  # another business's
             assert await calls_in(conn).with_tool_calls([business_id], new_id()) is None
 
+    async def test_stale_running_tool_calls_are_settled_failed_oldest_first_a_batch_at_a_time(self, database,
+                                                                                             calls_in):
+        # Claimed well before the other tests' tool calls, and swept in the transaction that claimed them (which
+        # nothing else sees), so that these alone are stale.
+        long_ago = AT - timedelta(days=200)
+        async with database.transaction() as conn:
+            call = await calls_in(conn).add(**call_values(new_id()))
+            for i, outcome in enumerate(("running", "running", "ok", "running")):
+                await calls_in(conn).claim_tool_call(call_id=call.id, tool_call_id=f"tc-{i}", name="lookup",
+                                                     arguments={}, outcome=outcome,
+                                                     created_at=long_ago + timedelta(minutes=i))
+            await calls_in(conn).claim_tool_call(call_id=call.id, tool_call_id="tc-now", name="lookup", arguments={},
+                                                 outcome="running", created_at=AT)
+            before = long_ago + timedelta(days=1)
+            assert await calls_in(conn).settle_stale_tool_calls(before, "gave up", 1) == 1
+            assert (await calls_in(conn).tool_call(call.id, "tc-0")).outcome == "failed"  # the oldest first
+            assert (await calls_in(conn).tool_call(call.id, "tc-1")).outcome == "running"
+            assert await calls_in(conn).settle_stale_tool_calls(before, "gave up", 5) == 2
+            assert await calls_in(conn).settle_stale_tool_calls(before, "gave up", 5) == 0
+            rows = {i: await calls_in(conn).tool_call(call.id, f"tc-{i}") for i in (0, 1, 2, 3, "now")}
+        assert {i: (r.outcome, r.result) for i, r in rows.items()} == {
+            0: ("failed", "gave up"), 1: ("failed", "gave up"), 2: ("ok", None), 3: ("failed", "gave up"),
+            "now": ("running", None)}
+        assert rows[0].duration_ms == 2**31 - 1  # from its claim to its sweep, as long as the column holds
+
     async def test_silent_calls_are_those_in_progress_past_their_duration_and_margin(self, database, calls_in):
         # A year before the other tests' calls, so that no other call is silent by then.
         business_id, at = new_id(), AT - timedelta(days=365)

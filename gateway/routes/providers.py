@@ -7,8 +7,8 @@ nothing stored. A message that needs no answer is then stored on the PROVIDER
 stream (core.bus: acknowledged by JetStream before the provider gets its 2xx, deduplicated by the provider's own
 identity of the message) and the service that owns it applies it from its durable consumer; when NATS does not
 take it the provider gets 503 unavailable and sends it again. A message whose answer the provider uses (a voice
-assistant-request or tool-calls, an inbound text whose TwiML may carry the STOP/HELP reply) is forwarded, verified, to
-its owner over RPC.
+assistant-request, tool-calls or transfer-destination-request, an inbound text whose TwiML may carry the STOP/HELP
+reply) is forwarded, verified, to its owner over RPC.
 """
 from __future__ import annotations
 
@@ -68,8 +68,8 @@ def voice_refusal(settings: Settings, headers: Mapping[str, str], body: bytes) -
 
 async def voice_message(ctx: RequestContext) -> Reply:
     """A verified message (voice_refusal): a status update or end-of-call report is stored (the calls service
-    applies it in a batch with others); an assistant-request or tool-calls goes to the calls service now, for its
-    answer; any other message is acknowledged here."""
+    applies it in a batch with others); an assistant-request, tool-calls or transfer-destination-request goes to the
+    calls service now, for its answer; any other message is acknowledged here."""
     body = await ctx.request.read()
     kind = message_of(ctx.body)["type"]
     if kind in ANSWERED_TYPES:
@@ -155,7 +155,11 @@ ROUTES = [
           "({assistantId, assistantOverrides}) or {error} for a number no agent answers. A tool-calls message (the "
           "model called the agent's tools) is answered with {results: [{toolCallId, result}]}, a result per tool "
           "call: each runs once per toolCallId (a repeated delivery gets the first result), a custom tool within its "
-          "timeout_ms, and a message about no call of ours runs nothing. A status update or an "
+          "timeout_ms, and a message about no call of ours runs nothing. A transfer-destination-request (the agent "
+          "transfers the call with a transfer_call that names no destination) is answered with the business's "
+          "phone_forward_to as a number destination, warm or blind as the tool says ({destination: {type: number, "
+          "number, message, transferPlan}}), or {error} with words the assistant says when there is none, the agent "
+          "no longer has the tool, or the call is not ours. A status update or an "
           "end-of-call report is acknowledged with {}. " + STORED + " Status updates move their call forward "
           "only and a report applies once, so duplicated and reordered messages are harmless. Other message types "
           "(conversation-update, speech-update, hang, user-interrupted and the rest of the provider's defaults) "

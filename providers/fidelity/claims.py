@@ -21,7 +21,14 @@ from providers.messaging import webhooks as sms_webhooks
 from providers.messaging.simulator.messages import Messages, public
 from providers.payments import client as payments_client
 from providers.payments.simulator import api as payments_simulator
-from providers.voice.port import PROGRESS, AssistantSpec, OutboundCall
+from providers.voice.port import (
+    PROGRESS,
+    AssistantSpec,
+    OutboundCall,
+    TransferAnswer,
+    TransferDestination,
+    TransferTool,
+)
 from providers.voice.vapi import assistants, vocabulary
 from providers.voice.vapi import calls as vapi_calls
 from providers.voice.vapi import evals as vapi_evals
@@ -60,6 +67,12 @@ SIM_TOOL_CALLS = simulator_tool_calls.tool_calls_message(SIM_TOOL, SIM_CALL, [])
 SIM_CALLS_ENTRY = simulator_tool_calls.calls_entry([SIM_CALL], {"time": 0, "secondsFromStart": 0})
 SIM_RESULT_ENTRY = simulator_tool_calls.result_entry(SIM_CALL, "ok", {"time": 0, "secondsFromStart": 0})
 STAY_ON_LINE_PLAN, VERBAL_PLAN = "RecordingConsentPlanStayOnLine", "RecordingConsentPlanVerbal"
+# What our adapter sends for a transfer: the transferCall tool of a warm destination, and the answer to a
+# transfer-destination-request (a warm one, with every field it may send).
+TRANSFER_TOOL = assistants.tool_body(TransferTool((TransferDestination("Sales", "+14155550100", True, "One moment."),)),
+                                     None)
+TRANSFER_ANSWER = vapi_calls.transfer_answer(TransferAnswer("+14155550100", True, "Please hold.", "A caller."))
+TRANSFER_RESPONSE = "ServerMessageResponseTransferDestinationRequest"
 TWILIO_SEND = "POST /2010-04-01/Accounts/{AccountSid}/Messages.json"
 TWILIO_MESSAGE = "api.v2010.account.message"
 
@@ -162,6 +175,33 @@ CLAIMS: tuple[Claim, ...] = (
     Keyword(VOICE, "vapi assistants WARM_TRANSFER and BLIND_TRANSFER (a transfer_call destination's mode)",
             frozenset({assistants.WARM_TRANSFER, assistants.BLIND_TRANSFER}), "TransferPlan", "mode", "enum",
             within=True),
+    Properties(VOICE, "voice simulator TRANSFER_FALLBACK_PROPERTIES", voice_simulator.TRANSFER_FALLBACK_PROPERTIES,
+               "TransferFallbackPlan"),
+    *(Properties(VOICE, f"voice simulator TOOL_MESSAGE_PROPERTIES[{kind}]",
+                 voice_simulator.TOOL_MESSAGE_PROPERTIES[kind], schema) for kind, schema in (
+        ("request-start", "ToolMessageStart"), ("request-complete", "ToolMessageComplete"),
+        ("request-failed", "ToolMessageFailed"), ("request-response-delayed", "ToolMessageDelayed"))),
+    Keyword(VOICE, "voice simulator TOOL_MESSAGE_ROLES", frozenset(voice_simulator.TOOL_MESSAGE_ROLES),
+            "ToolMessageFailed", "role", "enum"),
+    _limit(VOICE, "voice simulator TOOL_MESSAGE_CONTENT_MAX", voice_simulator.TOOL_MESSAGE_CONTENT_MAX,
+           "ToolMessageFailed", "content"),
+    Properties(VOICE, "vapi assistants tool_body (transferCall)", frozenset(TRANSFER_TOOL), "CreateTransferCallToolDTO",
+               exact=False, used=True),
+    Properties(VOICE, "vapi assistants tool_body (transferCall): messages", frozenset(TRANSFER_TOOL["messages"][0]),
+               "ToolMessageFailed", exact=False, used=True),
+    Properties(VOICE, "vapi assistants tool_body (transferCall): a destination",
+               frozenset(TRANSFER_TOOL["destinations"][0]), "TransferDestinationNumber", exact=False, used=True),
+    Properties(VOICE, "vapi calls transfer_answer", frozenset(TRANSFER_ANSWER), TRANSFER_RESPONSE, exact=False,
+               used=True),
+    Properties(VOICE, "vapi calls transfer_answer: refusal", frozenset(vapi_calls.transfer_answer(TransferAnswer(
+        refusal="No."))), TRANSFER_RESPONSE, exact=False, used=True),
+    Properties(VOICE, "vapi calls transfer_answer: destination", frozenset(TRANSFER_ANSWER["destination"]),
+               "TransferDestinationNumber", exact=False, used=True),
+    Properties(VOICE, "vapi assistants transfer_plan (a warm one, with its fallback)",
+               frozenset(TRANSFER_ANSWER["destination"]["transferPlan"]), "TransferPlan", exact=False, used=True),
+    Properties(VOICE, "vapi assistants transfer_plan: fallbackPlan",
+               frozenset(TRANSFER_ANSWER["destination"]["transferPlan"]["fallbackPlan"]), "TransferFallbackPlan",
+               exact=False, used=True),
     Keyword(VOICE, "voice vocabulary JSON_SCHEMA_TYPES", frozenset(vocabulary.JSON_SCHEMA_TYPES), "JsonSchema", "type",
             "enum"),
     Keyword(VOICE, "voice vocabulary JSON_SCHEMA_FORMATS (a custom tool's parameters)",
@@ -209,6 +249,9 @@ CLAIMS: tuple[Claim, ...] = (
                "ServerMessageEndOfCallReport", "artifact.recording.mono", exact=False, used=True),
     Properties(VOICE, "calls: the analysis's fields read", frozenset({"summary", "structuredData"}),
                "ServerMessageEndOfCallReport", "analysis", exact=False, used=True),
+    Properties(VOICE, "calls: the transfer-destination-request's fields read (vapi calls.read_message)",
+               frozenset({"type", "call", "timestamp", "phoneNumber"}), "ServerMessageTransferDestinationRequest",
+               exact=False, used=True),
     Keyword(VOICE, "vapi calls ENDED_REASONS", frozenset(vapi_calls.ENDED_REASONS), "ServerMessageEndOfCallReport", "endedReason",
             "enum", within=True),
     Keyword(VOICE, "voice port PROGRESS (the statuses a status update moves a call to)", frozenset(PROGRESS) - {"queued"},

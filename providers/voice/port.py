@@ -261,7 +261,30 @@ class ToolResult:
     result: str
 
 
-CallMessage = StatusUpdate | CallReport | AnswerRequest | ToolCallsRequest | Ignored
+@dataclass(frozen=True)
+class TransferRequest:
+    """The model transfers the call with a transfer tool that names no destination (the agent's transfer_call with
+    none: the business's own phone); the provider waits for where to. `sent_at`: when the provider sent it (a
+    retried message carries the same), None when it does not say."""
+
+    call: CallRef
+    sent_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class TransferAnswer:
+    """Where a `TransferRequest`'s call goes: `phone_number` (E.164), `warm` (the person hears `introduction`, who
+    is coming, before the caller is put through) or blind, and `message` said to the caller first; or, with no
+    phone number, `refusal`: words the assistant says instead of transferring."""
+
+    phone_number: str | None = None
+    warm: bool = True
+    message: str | None = None
+    introduction: str | None = None
+    refusal: str | None = None
+
+
+CallMessage = StatusUpdate | CallReport | AnswerRequest | ToolCallsRequest | TransferRequest | Ignored
 
 
 # -- evals --------------------------------------------------------------------------------------------------------
@@ -345,6 +368,9 @@ class VoiceProvider(Protocol):
 
     def tool_results(self, results: Sequence[ToolResult]) -> dict[str, Any]:
         """The reply to a `ToolCallsRequest`: a result for each of its tool calls."""
+
+    def transfer_answer(self, answer: TransferAnswer) -> dict[str, Any]:
+        """The reply to a `TransferRequest`: the destination, or the refusal the assistant says."""
 
     # Evals: scenarios mirrored at the provider, and runs of them against an assistant
     async def create_eval(self, spec: EvalSpec) -> str: ...

@@ -72,6 +72,7 @@ class WorkspaceOwner:
     account_id: str
     email: str
     email_confirmed_at: datetime | None
+    phone_forward_to: str | None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -210,9 +210,9 @@ async def checkout_facts(conn: AsyncConnection, business_id: str) -> Any:
 
 
 async def workspace_owner(conn: AsyncConnection, business_id: str) -> Any:
-    """The business with its account's email (and when it was confirmed)."""
+    """The business with its account's email (and when it was confirmed), and the phone it forwards calls to."""
     return (await conn.execute(sa.select(businesses.c.id, businesses.c.name, businesses.c.account_id, users.c.email,
-                                         users.c.email_confirmed_at)
+                                         users.c.email_confirmed_at, businesses.c.phone_forward_to)
                                .select_from(businesses.join(users, users.c.id == businesses.c.account_id))
                                .where(businesses.c.id == business_id))).first()
 

@@ -43,7 +43,7 @@ from core.urls import split_url
 KEYS: dict[str, frozenset[str]] = {
     **{t: frozenset() for t in ("send_sms", "check_availability", "book_appointment", "update_lead", "end_call")},
     "send_link": frozenset({"links"}),
-    "transfer_call": frozenset({"destinations"}),
+    "transfer_call": frozenset({"destinations", "mode"}),
     CUSTOM_TOOL: frozenset({"name", "description", "parameters", "url", "timeout_ms"}),
 }
 LOOPBACK_NAMES = ("localhost",)
@@ -72,8 +72,7 @@ def check_tools(given: Any, allow_loopback: bool) -> list[dict[str, Any]]:
         if kind == "send_link":
             checked.append({"type": kind, "links": _links(tool.get("links"), f"{at}.links")})
         elif kind == "transfer_call":
-            checked.append({"type": kind, "destinations": _destinations(tool.get("destinations", []),
-                                                                      f"{at}.destinations")})
+            checked.append(_transfer(tool, at))
         elif kind == CUSTOM_TOOL:
             custom = _custom(tool, at, allow_loopback)
             if any(t["type"] == CUSTOM_TOOL and t["name"] == custom["name"] for t in checked):
@@ -131,6 +130,24 @@ def _links(value: Any, at: str) -> list[dict[str, str]]:
     return links
 
 
+def _transfer(tool: dict[str, Any], at: str) -> dict[str, Any]:
+    """transfer_call: its destinations, or none and the mode of a transfer to the business's phone_forward_to."""
+    destinations = _destinations(tool.get("destinations", []), f"{at}.destinations")
+    if destinations:
+        if "mode" in tool:
+            raise invalid(f"{at}.mode is the mode of a transfer to the business's phone_forward_to (no "
+                          "destinations): give each destination its own mode")
+        return {"type": "transfer_call", "destinations": destinations}
+    return {"type": "transfer_call", "destinations": [], "mode": _mode(tool.get("mode", TRANSFER_MODES[0]),
+                                                                       f"{at}.mode")}
+
+
+def _mode(value: Any, at: str) -> str:
+    if value not in TRANSFER_MODES:
+        raise invalid(f"{at} must be one of {', '.join(TRANSFER_MODES)}")
+    return str(value)
+
+
 def _destinations(value: Any, at: str) -> list[dict[str, Any]]:
     if value == []:
         return []  # the business's phone_forward_to, asked for when the call is transferred
@@ -143,10 +160,8 @@ def _destinations(value: Any, at: str) -> list[dict[str, Any]]:
         _unique_name(names, name, f"{where}.name")
         if not is_e164(d["phone_number"]):
             raise invalid(f"{where}.phone_number must be a valid phone number in E.164, e.g. +14155550123")
-        mode = d.get("mode", TRANSFER_MODES[0])
-        if mode not in TRANSFER_MODES:
-            raise invalid(f"{where}.mode must be one of {', '.join(TRANSFER_MODES)}")
-        destination = {"name": name, "phone_number": d["phone_number"], "mode": mode}
+        destination = {"name": name, "phone_number": d["phone_number"],
+                       "mode": _mode(d.get("mode", TRANSFER_MODES[0]), f"{where}.mode")}
         if d.get("message") is not None:
             destination["message"] = _string(d["message"], f"{where}.message", TRANSFER_MESSAGE_MAX)
         destinations.append(destination)

@@ -6,7 +6,7 @@ The gateway verifies every message (gateway.routes.providers). It stores status 
 PROVIDER stream; a consumer here applies each fetched batch in stream order in one transaction (`apply`): the
 batch's calls are locked together, every message moves its call in memory, and each call changed is written
 once, with the batch's events in one insert (its unit of work's). It forwards the messages whose answer the provider uses
-(assistant requests, tool calls) over RPC (`handle`)."""
+(assistant requests, tool calls, transfer requests) over RPC (`handle`)."""
 from __future__ import annotations
 
 import json
@@ -19,11 +19,19 @@ from core.bus import PermanentError
 from core.errors import ServiceError, invalid
 from core.ids import is_uuid, utcnow
 from core.uow import UnitOfWork
-from providers.voice.port import AnswerRequest, CallReport, StatusUpdate, ToolCallsRequest, VoiceProvider
+from providers.voice.port import (
+    AnswerRequest,
+    CallReport,
+    StatusUpdate,
+    ToolCallsRequest,
+    TransferRequest,
+    VoiceProvider,
+)
 from services.calls import domain
 from services.calls.inbound_service import Inbound
 from services.calls.repository import CallsUnit
 from services.calls.tools_service import ToolCalls
+from services.calls.transfer_service import Transfers
 from switchboard.v1 import events_pb2
 
 CONSUMER = "calls-provider-messages"
@@ -82,11 +90,12 @@ def events_of(before: dict[str, Any], after: dict[str, Any]) -> list[Any]:
 
 class Lifecycle:
     def __init__(self, uow: UnitOfWork[CallsUnit], voice: VoiceProvider, inbound: Inbound | None = None,
-                 tools: ToolCalls | None = None):
+                 tools: ToolCalls | None = None, transfers: Transfers | None = None):
         self.uow = uow  # the calls (services.calls.repository), and the events of their moves
         self.voice = voice  # reads its server messages, and words the answers to them
         self.inbound = inbound  # answers assistant-requests (inbound calls)
         self.tools = tools  # answers the model's tool calls
+        self.transfers = transfers  # answers where a transfer with no destination of its own goes
 
     async def handle(self, body: bytes) -> dict[str, Any]:
         """Answer a server message the gateway verified and forwarded; returns the JSON to answer the provider
@@ -100,6 +109,8 @@ class Lifecycle:
             return await self.voice.answer(await self.inbound.assistant_request(message.call))
         if isinstance(message, ToolCallsRequest) and self.tools is not None:
             return self.voice.tool_results(await self.tools.answer(message))
+        if isinstance(message, TransferRequest) and self.transfers is not None:
+            return self.voice.transfer_answer(await self.transfers.answer(message))
         return {}  # other types are acknowledged: nothing of ours follows from them
 
     async def apply_stored(self, bodies: list[dict[str, Any]]) -> None:

@@ -1,9 +1,10 @@
 """What the calls service needs of the other services, as ports: an agent's calling profile, who answers a
 number, an agent's tools and the run of a custom tool (agents), the lead a call is for, the business's saved calling
-hours, what a caller said on a call, and the business's free slots and bookings (sdr), the business's name
-(accounts), and the compliance decision on a call and the texts an agent's tools send (messaging). `grpc_neighbours`
-builds the adapters over the services' RPCs; service-layer tests give the use cases in-memory ones
-(tests/service/fakes.py), so placing or answering a call needs neither the other services nor their databases. Each call acts for the current caller
+hours, what a caller said on a call, and the business's free slots and bookings (sdr), the business's name and the
+phone it forwards calls to (accounts), and the compliance decision on a call and the texts an agent's tools send
+(messaging). `grpc_neighbours` builds the adapters over the services' RPCs; service-layer tests give the use cases
+in-memory ones (tests/service/fakes.py), so placing or answering a call needs neither the other services nor their
+databases. Each call acts for the current caller
 (core.tenant), as the owning service checks it; a refusal raises core.errors.ServiceError with its code."""
 from __future__ import annotations
 
@@ -216,6 +217,19 @@ class Workspaces(Protocol):
     async def business_name(self, business_id: str) -> str: ...
 
 
+@dataclass(frozen=True)
+class BusinessPhone:
+    """A business's name and the phone it forwards calls to (its signup's phone_forward_to; None: it gave none)."""
+
+    name: str
+    forward_to: str | None
+
+
+class Owners(Protocol):
+    async def business_phone(self, business_id: str) -> BusinessPhone:
+        """not_found for a business outside the caller's."""
+
+
 class Compliance(Protocol):
     async def decide_call(self, asked: CallDecision) -> common_pb2.ComplianceDecision:
         """The decision, logged by the messaging service (the shared ComplianceDecision message the API answers
@@ -339,6 +353,18 @@ class GrpcWorkspaces:
             name = (await self.client.GetWorkspace(accounts_pb2.GetWorkspaceRequest(id=business_id))).name
             self._names[business_id] = name
         return name
+
+
+class GrpcOwners:
+    """A business's phone as accounts' GetWorkspaceOwner reads it, asked each time (a transfer is rare, and a changed
+    phone applies at once)."""
+
+    def __init__(self, client: Client):
+        self.client = client
+
+    async def business_phone(self, business_id: str) -> BusinessPhone:
+        found = await self.client.GetWorkspaceOwner(accounts_pb2.GetWorkspaceRequest(id=business_id))
+        return BusinessPhone(found.business_name, optional(found, "phone_forward_to"))
 
 
 class GrpcCompliance:

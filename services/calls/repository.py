@@ -87,6 +87,10 @@ class CallsRepository(Protocol):
                               call_id: str) -> tuple[Call, list[ToolCallRecord]] | None:
         """The call with this id in one of these businesses and its tool calls, oldest first (one read), or None."""
 
+    async def settle_stale_tool_calls(self, before: datetime, result: str, limit: int) -> int:
+        """Settle as failed with `result` up to `limit` tool calls still running that were claimed before `before`,
+        oldest first, each once however many settle at once; how many."""
+
 
 class SqlCalls:
     """`CallsRepository` on a unit of work's connection (core.uow.Database)."""
@@ -152,6 +156,9 @@ class SqlCalls:
 
     async def settle_tool_call(self, call_id: str, tool_call_id: str, values: dict[str, Any]) -> None:
         await store.settle_tool_call(self.conn, call_id, tool_call_id, values)
+
+    async def settle_stale_tool_calls(self, before: datetime, result: str, limit: int) -> int:
+        return await store.settle_stale_tool_calls(self.conn, before, result, limit)
 
     async def with_tool_calls(self, business_ids: Iterable[str],
                               call_id: str) -> tuple[Call, list[ToolCallRecord]] | None:

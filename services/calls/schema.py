@@ -94,5 +94,8 @@ sa.Index("idempotency_keys_created", idempotency_keys.c.created_at)
 sa.Index("calls_open", calls.c.created_at,
          postgresql_where=sa.text(f"status IN ({', '.join(repr(s) for s in PROGRESS)})"))
 
+# The tool calls still running (the tool-call sweep's scan).
+sa.Index("tool_calls_running", tool_calls.c.created_at, postgresql_where=sa.text("outcome = 'running'"))
+
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)

@@ -19,12 +19,14 @@ from services.calls.domain import CallFilter
 from services.calls.inbound_service import Inbound
 from services.calls.lead_tools import LeadTools
 from services.calls.lifecycle_service import Lifecycle
-from services.calls.ports import grpc_neighbours
+from services.calls.ports import GrpcOwners, grpc_neighbours
 from services.calls.reaper import Reaper
 from services.calls.records import ToolCallRecord
 from services.calls.repository import calls_units
 from services.calls.service import Calls, NewCall
+from services.calls.tool_sweep import ToolCallSweep
 from services.calls.tools_service import ToolCalls
+from services.calls.transfer_service import Transfers
 from switchboard.v1 import calls_pb2, calls_pb2_grpc, common_pb2
 
 CALLS_PAGE = (50, 100)
@@ -170,11 +172,12 @@ def build(runtime: Runtime) -> CallsServicer:
     inbound = Inbound(units, others, standings=held)
     tools = ToolCalls(units, others.agents, texts=others.texts,
                       bookings=BookingTools(others.bookings, others.leads), leads=LeadTools(others.leads))
-    lifecycle = Lifecycle(units, voice, inbound, tools)
+    lifecycle = Lifecycle(units, voice, inbound, tools, Transfers(tools, GrpcOwners(runtime.client("accounts"))))
     # A stored provider message is retried until it applies (max_deliver -1: a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,
                     filter_subject=QUEUED_SUBJECT, batch=250, batched=True, max_deliver=-1)
     runtime.run(Reaper(units, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                        margin=s.calls_reaper_margin_seconds))
+    runtime.run(ToolCallSweep(units))
     return CallsServicer(calls, lifecycle)

@@ -140,6 +140,24 @@ async def settle_tool_call(conn: AsyncConnection, call_id: str, tool_call_id: st
     await conn.execute(tool_calls.update().where(t.call_id == call_id, t.tool_call_id == tool_call_id).values(**values))
 
 
+DURATION_MS_MAX = 2**31 - 1  # what the duration column holds (24 days): a tool call swept later says that long
+
+
+async def settle_stale_tool_calls(conn: AsyncConnection, before: datetime, result: str, limit: int) -> int:
+    """Settle as failed, with `result`, up to `limit` tool calls still running that were claimed before `before`
+    (their run died with its process), oldest first; how many. Rows another transaction holds are skipped (SKIP
+    LOCKED), so sweeps running at once settle each tool call once."""
+    t = tool_calls.c
+    stale = (sa.select(t.call_id, t.tool_call_id).where(t.outcome == "running", t.created_at < before)
+             .order_by(t.created_at).limit(limit).with_for_update(skip_locked=True).cte("stale"))
+    elapsed = sa.cast(sa.func.least(sa.func.extract("epoch", sa.func.now() - t.created_at) * 1000, DURATION_MS_MAX),
+                      sa.Integer)
+    settled = await conn.execute(
+        tool_calls.update().where(t.call_id == stale.c.call_id, t.tool_call_id == stale.c.tool_call_id)
+        .values(outcome="failed", result=result, duration_ms=elapsed).returning(t.tool_call_id))
+    return len(settled.all())
+
+
 TOOL_CALL_PREFIX = "tool_"  # the tool calls' columns in call_with_tool_calls
 
 

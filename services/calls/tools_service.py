@@ -50,15 +50,9 @@ def not_the_agents(name: str) -> str:
             "can't be done on this call.")
 
 
-def not_executed_yet(name: str) -> str:
-    return (f"The tool {name} is not available yet. Please tell the caller that this can't be done on this call "
-            "and offer another way to help.")
-
-
 class ToolCalls:
-    def __init__(self, uow: UnitOfWork[CallsUnit], agents: Agents, *, texts: Texts,
-                 wait_seconds: float = WAIT_SECONDS, poll_seconds: float = POLL_SECONDS,
-                 bookings: BookingTools | None = None, leads: LeadTools | None = None):
+    def __init__(self, uow: UnitOfWork[CallsUnit], agents: Agents, *, texts: Texts, bookings: BookingTools,
+                 leads: LeadTools, wait_seconds: float = WAIT_SECONDS, poll_seconds: float = POLL_SECONDS):
         self.uow = uow  # the calls and their tool calls (services.calls.repository)
         self.agents = agents  # the agent's tools, and the custom tools' runs (services.calls.ports)
         self.texts = texts  # send_sms's and send_link's texts (messaging: services.calls.text_tools)
@@ -68,19 +62,19 @@ class ToolCalls:
 
     async def answer(self, request: ToolCallsRequest) -> list[ToolResult]:
         """A result for each tool call of the message, in its order."""
-        call = await self._call(request.call)
+        call = await self.call_of(request.call)
         if call is None:
             log.warning("tool calls for no call of ours (provider call %s) refused", request.call.provider_call_id)
             return [ToolResult(c.id, NOT_THIS_CALL) for c in request.calls]
         claimed = await self._claim(call, request.calls)
         with tenant.acting_as(tenant.acting_for(call.business_id, ACTOR)):
-            tools = await self._tools(call.agent_id) if claimed else ()
+            tools = await self.tools_of(call.agent_id) if claimed else ()
             results = await asyncio.gather(*(
                 self._run(call, tools, c) if claimed.pop(c.id, False) else self._recorded(call.id, c.id)
                 for c in request.calls))  # an id twice in one message runs once: the second waits for it
         return [ToolResult(c.id, result) for c, result in zip(request.calls, results, strict=True)]
 
-    async def _call(self, ref: CallRef) -> Call | None:
+    async def call_of(self, ref: CallRef) -> Call | None:
         """The call of ours the message is about, or None (none, or our id names another call than the
         provider's)."""
         if not ref.provider_call_id:
@@ -104,7 +98,7 @@ class ToolCalls:
                 claimed[c.id] = row is not None
         return {i: True for i, mine in claimed.items() if mine}
 
-    async def _tools(self, agent_id: str) -> tuple[AgentTool, ...] | None:
+    async def tools_of(self, agent_id: str) -> tuple[AgentTool, ...] | None:
         """The agent's tools now: () when the agent is gone (every tool call refused), None when they cannot be
         read (every tool call failed)."""
         try:
@@ -117,7 +111,11 @@ class ToolCalls:
 
     async def _run(self, call: Call, tools: tuple[AgentTool, ...] | None, tool_call: ToolCall) -> str:
         started = time.monotonic()
-        outcome, result = await self._dispatch(call, tools, tool_call)
+        try:
+            outcome, result = await self._dispatch(call, tools, tool_call)
+        except Exception:  # settled failed rather than left running: the model gets a sentence, not a wait
+            log.exception("tool call %s (%s) of call %s failed", tool_call.id, tool_call.name, call.id)
+            outcome, result = "failed", UNAVAILABLE
         duration_ms = round((time.monotonic() - started) * 1000)
         log.info("tool call %s (%s) of call %s: %s in %d ms", tool_call.id, tool_call.name, call.id, outcome,
                  duration_ms)  # the arguments may hold personal data: never logged
@@ -146,13 +144,15 @@ class ToolCalls:
                 log.warning("custom tool %s of call %s not run: %s", tool.name, call.id, exc.code)
                 return "failed", f"The tool {tool.name} could not be reached. Please tell the caller it failed."
             return run.outcome, run.result
-        if tool.type == "check_availability" and self.bookings is not None:
+        if tool.type == "check_availability":
             return await self.bookings.check_availability(call, tool_call.arguments)
-        if tool.type == "book_appointment" and self.bookings is not None:
+        if tool.type == "book_appointment":
             return await self.bookings.book_appointment(call, tool_call.arguments)
-        if tool.type == "update_lead" and self.leads is not None:
+        if tool.type == "update_lead":
             return await self.leads.update_lead(call, tool_call.arguments)
-        return "refused", not_executed_yet(tool.name)
+        # transfer_call is the provider's own tool (its destination asked by transfer-destination-request): never
+        # one of ours to run.
+        return "refused", not_the_agents(tool_call.name)
 
     async def _recorded(self, call_id: str, tool_call_id: str) -> str:
         """The result of a tool call claimed by an earlier (or concurrent) delivery."""

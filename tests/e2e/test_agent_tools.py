@@ -1,6 +1,7 @@
 """An agent's tools through the public API (/api/v1/agents, /api/v1/agents/rotate-tool-secret): stored and
 versioned, given to the provider assistant in Vapi's documented `model.tools` shape, the custom tools' secret shown
 once and rotated, bad tools refused naming the field, and another business's key refused."""
+from providers.voice.vapi import assistants
 from tests.agents import create_agent, read_agent
 
 LOOKUP = {"type": "custom", "name": "lookup_order", "description": "Find an order by its number",
@@ -37,7 +38,10 @@ async def test_tools_are_stored_versioned_and_given_to_the_provider(api, account
     assert end == {"type": "endCall"}
     assert transfer == {"type": "transferCall", "destinations": [
         {"type": "number", "number": "+14155550123", "description": "Sales", "message":
-         "One moment, putting you through.", "transferPlan": {"mode": "warm-transfer-say-summary"}}]}
+         "One moment, putting you through.", "transferPlan": {
+             "mode": "warm-transfer-experimental",
+             "fallbackPlan": {"message": assistants.TRANSFER_FAILED, "endCallEnabled": False}}}],
+        "messages": [{"type": "request-failed", "role": "system", "content": assistants.FAILED_TRANSFER_HINT}]}
 
     # PATCH replaces the list: a new version, the provider's model follows, the secret is shown this once.
     status, reply, _ = await patch(api, account, created["id"], tools=[{"type": "end_call"}, LOOKUP])

@@ -5,9 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from contracts.calls import PROGRESS
+from core.ids import utcnow
 from core.records import record
 from services.calls.records import Call, KeyClaim, ToolCallRecord
 from services.calls.schema import calls, idempotency_keys, tool_calls
+from services.calls.store import DURATION_MS_MAX
 from tests.memory import MemoryConnection, Record, insert, key_of, page_of, update
 
 
@@ -95,6 +97,15 @@ class MemoryCalls:
         row = self.tools.get((call_id, tool_call_id))
         if row is not None:
             update(tool_calls, row, values)
+
+    async def settle_stale_tool_calls(self, before, result, limit):
+        stale = sorted((r for r in self.tools.values() if r["outcome"] == "running" and r["created_at"] < before),
+                       key=lambda r: r["created_at"])[:limit]
+        for row in stale:
+            elapsed = round((utcnow() - row["created_at"]).total_seconds() * 1000)
+            update(tool_calls, row, {"outcome": "failed", "result": result,
+                                     "duration_ms": min(elapsed, DURATION_MS_MAX)})
+        return len(stale)
 
     async def with_tool_calls(self, business_ids, call_id):
         call = await self.owned(business_ids, call_id)

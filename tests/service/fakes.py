@@ -8,6 +8,8 @@ from core import tenant
 from core.compliance.decision import AGENT_TOOL
 from core.errors import ServiceError, not_found
 from core.standings import UNKNOWN_FACTS, Facts, Standings
+from services.calls.booking_tools import BookingTools
+from services.calls.lead_tools import LeadTools
 from services.calls.ports import FreeSlots, Neighbours, TextPlaced
 from services.evals.agents_port import EvaluatedAgent
 from services.messaging import ports as messaging_ports
@@ -125,6 +127,12 @@ class CallerLeads(LeadsByPhone):
         self.said.append(said)
         changed = [name for name in ("name", "email", "status", "notes") if name in said.fields]
         return self.leads.get((said.business_id, said.phone)), changed + (["intent"] if said.intent else [])
+
+
+def idle_builtins() -> dict:
+    """ToolCalls' booking and lead tools for a test that runs neither (services.calls.tools_service)."""
+    leads = CallerLeads()
+    return {"bookings": BookingTools(SdrBookings(None), leads), "leads": LeadTools(leads)}
 
 
 class EvalAgents:

@@ -39,7 +39,9 @@ def test_the_stored_tools_have_their_defaults():
         {"name": "Sales", "phone_number": "+14155550123", "mode": "warm"},
         {"name": "Owner", "phone_number": "+14155550124", "mode": "blind", "message": "Putting you through to the owner."}]
     assert tools[4] == {**LOOKUP, "timeout_ms": 5000}
-    assert check_tools([{"type": "transfer_call"}], False) == [{"type": "transfer_call", "destinations": []}]
+    assert check_tools([{"type": "transfer_call"}], False) == [
+        {"type": "transfer_call", "destinations": [], "mode": "warm"}]
+    assert check_tools([{"type": "transfer_call", "mode": "blind"}], False)[0]["mode"] == "blind"
     assert check_tools([{**LOOKUP, "timeout_ms": 15000.0}], False)[0]["timeout_ms"] == 15000  # as a Struct carries it
 
 
@@ -66,6 +68,9 @@ def test_the_stored_tools_have_their_defaults():
     ([{"type": "transfer_call", "destinations": [{"name": "Sales", "phone_number": "+14155550123",
                                                   "mode": "cold"}]}],
      "tools[0].destinations[0].mode must be one of warm, blind"),
+    ([{"type": "transfer_call", "mode": "cold"}], "tools[0].mode must be one of warm, blind"),
+    ([{"type": "transfer_call", "mode": "blind", "destinations": [{"name": "Sales", "phone_number": "+14155550123"}]}],
+     "tools[0].mode is the mode of a transfer to the business's phone_forward_to"),
     ([{"type": "transfer_call", "destinations": [{"name": "Sales", "phone_number": "+14155550123",
                                                   "message": "x" * 501}]}],
      "tools[0].destinations[0].message must be at most 500 characters"),
@@ -159,10 +164,15 @@ def test_the_provider_gets_our_tools_as_vapis_documented_shapes():
                                                                  "description": "The name of the link to send"},
                                                         "to": BUILTIN_PARAMETERS["send_link"]["properties"]["to"]},
                        "required": ["name"]}}}
+    # A failed transfer comes back to the assistant with a sentence said (the plan's fallback), and a transfer tool
+    # call that fails has the model answer from the failure with a hint (request-failed, role system).
+    fallback = {"message": assistants.TRANSFER_FAILED, "endCallEnabled": False}
     assert transfer == {"type": "transferCall", "destinations": [
         {"type": "number", "number": "+14155550123", "description": "Sales",
-         "transferPlan": {"mode": "warm-transfer-say-summary"}, "message": "One moment."},
-        {"type": "number", "number": "+14155550124", "description": "Owner", "transferPlan": {"mode": "blind-transfer"}}]}
+         "transferPlan": {"mode": "warm-transfer-experimental", "fallbackPlan": fallback}, "message": "One moment."},
+        {"type": "number", "number": "+14155550124", "description": "Owner",
+         "transferPlan": {"mode": "blind-transfer", "fallbackPlan": fallback}}],
+        "messages": [{"type": "request-failed", "role": "system", "content": assistants.FAILED_TRANSFER_HINT}]}
     assert end == {"type": "endCall"}
     assert update_lead["function"]["parameters"] == BUILTIN_PARAMETERS["update_lead"]
     assert custom == {"type": "function", "server": SERVER, "function": {
@@ -183,7 +193,8 @@ def test_every_built_in_tool_is_accepted_by_the_provider():
     spec = domain.assistant_spec(domain.new_config("Desk", "Answer.", None, {}, {}), "a", "b")
     body = assistants.create_body(AssistantSpec(**{**spec.__dict__, "tools": provider_tools(tools)}), SERVER)
     assert validation.assistant(body) == []
-    assert body["model"]["tools"][-1] == {"type": "transferCall", "destinations": []}  # asks our server
+    transfer = body["model"]["tools"][-1]
+    assert (transfer["type"], transfer["destinations"]) == ("transferCall", [])  # asks our server
 
 
 @pytest.mark.parametrize(("tool", "message"), [
@@ -206,6 +217,17 @@ def test_every_built_in_tool_is_accepted_by_the_provider():
      "model.tools.0.destinations.0.transferPlan.mode must be one of the following values"),
     ({"type": "transferCall", "destinations": [{"type": "number", "number": "+14155550123", "name": "Sales"}]},
      "property model.tools.0.destinations.0.name should not exist"),
+    ({"type": "transferCall", "destinations": [{"type": "number", "number": "+14155550123", "transferPlan": {
+        "mode": "blind-transfer", "fallbackPlan": {"endCallEnabled": False}}}]},
+     "model.tools.0.destinations.0.transferPlan.fallbackPlan.message must be a string"),
+    ({"type": "transferCall", "messages": [{"type": "request-failed", "role": "caller", "content": "No."}]},
+     "model.tools.0.messages.0.role must be one of the following values: assistant, system"),
+    ({"type": "transferCall", "messages": [{"type": "request-failed", "content": "x" * 1001}]},
+     "model.tools.0.messages.0.content must be shorter than or equal to 1000 characters"),
+    ({"type": "transferCall", "messages": [{"type": "request-end"}]},
+     "model.tools.0.messages.0.type must be one of the following values: request-start"),
+    ({"type": "transferCall", "messages": [{"type": "request-failed", "blocking": True}]},
+     "property model.tools.0.messages.0.blocking should not exist"),
 ])
 def test_the_simulator_refuses_malformed_tools(tool, message):
     assert validation.assistant({"model": {"provider": "openai", "model": "gpt-4.1", "tools": [{"type": "sms"}]}}) == []

@@ -25,7 +25,7 @@ from services.messaging.schema import compliance_decisions
 from services.messaging.service import NewText, Texts
 from tests.memory.calls import MemoryCalls
 from tests.memory.messaging import MEMORY
-from tests.service.fakes import MessagingNeighbours, MessagingTexts, accounts_saying
+from tests.service.fakes import MessagingNeighbours, MessagingTexts, accounts_saying, idle_builtins
 from tests.storage_contracts import call_values
 from tests.unit.test_tool_calls import ToolAgents, tool_calls
 
@@ -87,6 +87,7 @@ async def inbound(database, business_id, agent_id):
 @pytest.fixture
 def tools(database, business_id, agent_id, texts) -> ToolCalls:
     return ToolCalls(calls_units(database, MemoryCalls), ToolAgents(business_id, agent_id, TOOLS), texts=texts,
+                     **idle_builtins(),
                      wait_seconds=2, poll_seconds=0.01)
 
 

@@ -18,14 +18,16 @@ from providers.voice.vapi import calls as vapi_calls
 from services.agents.repository import agents_units
 from services.agents.service import Agents
 from services.agents.tool_runs import RESULT_MAX_BYTES, CustomTools
+from services.calls.booking_tools import BookingTools
+from services.calls.lead_tools import LeadTools
 from services.calls.lifecycle_service import Lifecycle
 from services.calls.ports import AgentTool, CustomToolRun
 from services.calls.repository import calls_units
-from services.calls.tools_service import END_CALL_RESULT, NOT_THIS_CALL, ToolCalls
+from services.calls.tools_service import END_CALL_RESULT, NOT_THIS_CALL, UNAVAILABLE, ToolCalls
 from tests.integration.servers import serving
 from tests.memory.agents import MemoryAgents, MemoryNumbers
 from tests.memory.calls import MemoryCalls
-from tests.service.fakes import CallsNeighbours, EvalGateVerdicts
+from tests.service.fakes import CallerLeads, CallsNeighbours, EvalGateVerdicts, idle_builtins
 from tests.storage_contracts import call_values
 from tests.unit.test_agents_use_cases import BOX
 
@@ -98,7 +100,7 @@ def agents(business_id, call):
 
 @pytest.fixture
 def tools(database, agents):
-    return ToolCalls(calls_units(database, MemoryCalls), agents, texts=CallsNeighbours(), wait_seconds=2,
+    return ToolCalls(calls_units(database, MemoryCalls), agents, texts=CallsNeighbours(), **idle_builtins(), wait_seconds=2,
                      poll_seconds=0.01)
 
 
@@ -131,21 +133,42 @@ async def test_the_lifecycle_answers_a_forwarded_tool_calls_message_in_the_provi
     assert handled == {"results": [{"toolCallId": "tc-1", "result": END_CALL_RESULT}]}
 
 
-async def test_end_call_is_ok_a_tool_the_agent_lacks_is_refused_and_a_builtin_is_not_run_yet(tools, agents, database,
-                                                                                            call):
+async def test_end_call_is_ok_and_a_tool_the_agent_lacks_or_the_provider_runs_is_refused(tools, agents, database,
+                                                                                          call):
     agents.tools_now = (AgentTool("end_call", "end_call"),
-                        AgentTool("check_availability", "check_availability"))  # lookup removed
+                        AgentTool("transfer_call", "transfer_call"))  # lookup removed
     answered = await tools.answer(tool_calls(call.provider_call_id, None, ("tc-1", "end_call", {}),
                                              ("tc-2", "lookup_order", {"order": 7}),
-                                             ("tc-3", "check_availability", {}),
+                                             ("tc-3", "transfer_call", {}),
                                              ("tc-4", "delete_everything", {})))
     assert answered[0] == ToolResult("tc-1", END_CALL_RESULT)
     assert "lookup_order is not available to this agent" in answered[1].result
-    assert "check_availability is not available yet" in answered[2].result
+    # The transfer is the provider's own tool (transfer-destination-request): a function call of it runs nothing.
+    assert "transfer_call is not available to this agent" in answered[2].result
     assert "delete_everything is not available to this agent" in answered[3].result
     assert agents.runs == []
     outcomes = {r.tool_call_id: r.outcome for r in await recorded(database, call)}
     assert outcomes == {"tc-1": "ok", "tc-2": "refused", "tc-3": "refused", "tc-4": "refused"}
+
+
+class BrokenSlots:
+    """A bookings port that fails as no rule foresaw."""
+
+    async def free_slots(self, business_id, first, last):
+        raise RuntimeError("the slots could not be read")
+
+
+async def test_a_tool_that_fails_unexpectedly_is_settled_failed_not_left_running(agents, database, call):
+    agents.tools_now = (AgentTool("check_availability", "check_availability"),)
+    leads = CallerLeads()
+    tools = ToolCalls(calls_units(database, MemoryCalls), agents, texts=CallsNeighbours(),
+                      bookings=BookingTools(BrokenSlots(), leads), leads=LeadTools(leads), wait_seconds=1)
+    message = tool_calls(call.provider_call_id, None, ("tc-1", "check_availability", {"date": "2026-03-07"}))
+    [answered] = await tools.answer(message)
+    assert answered.result == UNAVAILABLE
+    [row] = await recorded(database, call)
+    assert (row.outcome, row.result) == ("failed", UNAVAILABLE)
+    assert await tools.answer(message) == [answered]  # a retry answers the record, runs nothing
 
 
 async def test_a_message_about_no_call_of_ours_or_another_call_runs_and_records_nothing(tools, agents, database,

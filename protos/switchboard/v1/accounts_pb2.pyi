@@ -364,18 +364,20 @@ class GetWorkspaceRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class WorkspaceOwner(_message.Message):
-    __slots__ = ("business_id", "business_name", "account_id", "email", "email_confirmed")
+    __slots__ = ("business_id", "business_name", "account_id", "email", "email_confirmed", "phone_forward_to")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     BUSINESS_NAME_FIELD_NUMBER: _ClassVar[int]
     ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
     EMAIL_FIELD_NUMBER: _ClassVar[int]
     EMAIL_CONFIRMED_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FORWARD_TO_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     business_name: str
     account_id: str
     email: str
     email_confirmed: bool
-    def __init__(self, business_id: _Optional[str] = ..., business_name: _Optional[str] = ..., account_id: _Optional[str] = ..., email: _Optional[str] = ..., email_confirmed: _Optional[bool] = ...) -> None: ...
+    phone_forward_to: str
+    def __init__(self, business_id: _Optional[str] = ..., business_name: _Optional[str] = ..., account_id: _Optional[str] = ..., email: _Optional[str] = ..., email_confirmed: _Optional[bool] = ..., phone_forward_to: _Optional[str] = ...) -> None: ...
 
 class ListWorkspacesReply(_message.Message):
     __slots__ = ("workspaces", "page")

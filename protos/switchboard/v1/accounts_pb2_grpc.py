@@ -315,7 +315,8 @@ class AccountsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetWorkspaceOwner(self, request, context):
-        """Who owns one of the caller's workspaces (for notifications to the owner); fails NOT_FOUND (not_found).
+        """Who owns one of the caller's workspaces (for notifications to the owner, and the phone calls are transferred
+        to); fails NOT_FOUND (not_found).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -39,9 +39,18 @@ KEPT = frozenset({"endCallMessage", "transcriber", "voicemailMessage"})
 # The firstMessageMode of an assistant that does not open the conversation.
 WAITS_FOR_USER = "assistant-waits-for-user"
 TOOL_KEYS = ("tools", "toolIds")  # where an assistant's model holds its tools
-# TransferPlan.mode of a warm transfer (the destination party hears a summary of the call, then the customer is
-# connected) and of a blind one (put through at once).
-WARM_TRANSFER, BLIND_TRANSFER = "warm-transfer-say-summary", "blind-transfer"
+# TransferPlan.mode of a warm transfer and of a blind one (put through at once). A warm one is Vapi's assistant-based
+# warm transfer: the caller waits on hold while the destination is dialled and hears who is coming (the plan's
+# `message`, else a summary of the call), and it is the mode whose fallbackPlan is documented for every organization
+# (a blind transfer's applies where the organization enabled transfer outcome detection: FIDELITY-calls.md).
+WARM_TRANSFER, BLIND_TRANSFER = "warm-transfer-experimental", "blind-transfer"
+# What a failed transfer comes to: the caller hears TRANSFER_FAILED (TransferFallbackPlan.message) and stays with the
+# assistant (endCallEnabled false); a transfer tool call that fails (no destination: our answer's error) has the
+# model say a sentence of its own with FAILED_TRANSFER_HINT (ToolMessageFailed, role system: the model answers from
+# the failure and the hint).
+TRANSFER_FAILED = "I'm sorry, I couldn't put you through just now. I'm still here to help."
+FAILED_TRANSFER_HINT = ("The transfer did not go through. Tell the caller in one short sentence that you could not "
+                        "put them through right now, then keep helping them.")
 
 
 def chat_model(model: Json, prompt: str) -> dict[str, Any]:
@@ -64,12 +73,20 @@ def tool_body(tool: AssistantTool, server: Json | None) -> dict[str, Any]:
                              "parameters": copy.deepcopy(dict(tool.parameters))}}
     if isinstance(tool, TransferTool):
         return {"type": "transferCall", "destinations": [
-            {"type": "number", "number": d.phone_number, "description": d.name,
-             "transferPlan": {"mode": WARM_TRANSFER if d.warm else BLIND_TRANSFER},
-             **({"message": d.message} if d.message else {})} for d in tool.destinations]}
+            {"type": "number", "number": d.phone_number, "description": d.name, "transferPlan": transfer_plan(d.warm),
+             **({"message": d.message} if d.message else {})} for d in tool.destinations],
+            "messages": [{"type": "request-failed", "role": "system", "content": FAILED_TRANSFER_HINT}]}
     if isinstance(tool, EndCallTool):
         return {"type": "endCall"}
     raise TypeError(f"not a tool: {tool!r}")
+
+
+def transfer_plan(warm: bool, introduction: str | None = None) -> dict[str, Any]:
+    """A number destination's TransferPlan: warm (the person hears `introduction`, else a summary of the call) or
+    blind, and back to the assistant with TRANSFER_FAILED said when it fails."""
+    return {"mode": WARM_TRANSFER if warm else BLIND_TRANSFER,
+            **({"message": introduction} if warm and introduction else {}),
+            "fallbackPlan": {"message": TRANSFER_FAILED, "endCallEnabled": False}}
 
 
 def assistant_model(spec: AssistantSpec, server: Json | None) -> dict[str, Any]:

@@ -1,6 +1,7 @@
-"""Vapi's calls from ours and back: the `POST /call` body of an `OutboundCall`, the answers to an assistant-request
-and to tool-calls, the recording disclosure's compliancePlan, and its server messages (status updates, end-of-call
-reports, assistant-requests, tool-calls) and call resources read into our `CallMessage` types."""
+"""Vapi's calls from ours and back: the `POST /call` body of an `OutboundCall`, the answers to an assistant-request,
+to tool-calls and to a transfer-destination-request, the recording disclosure's compliancePlan, and its server
+messages (status updates, end-of-call reports, assistant-requests, tool-calls, transfer-destination-requests) and
+call resources read into our `CallMessage` types."""
 
 from __future__ import annotations
 
@@ -29,8 +30,10 @@ from providers.voice.port import (
     ToolCall,
     ToolCallsRequest,
     ToolResult,
+    TransferAnswer,
+    TransferRequest,
 )
-from providers.voice.vapi.assistants import WAITS_FOR_USER, chat_model, tool_body
+from providers.voice.vapi.assistants import WAITS_FOR_USER, chat_model, tool_body, transfer_plan
 from providers.voice.vapi.server_messages import ANSWERED_TYPES, QUEUED_TYPES, message_of
 
 # Vapi's customer.name (for its own reference only) takes at most 40 characters: ours may be longer and is cut to
@@ -61,7 +64,7 @@ ENDED_REASONS: dict[str, Outcome] = {
 FAILURE_MARKS = ("error", "failed", "fault", "unavailable", "not-found", "invalid")
 # The server messages that move a call, and those whose answer Vapi waits for.
 STATUS_UPDATE, END_OF_CALL_REPORT = QUEUED_TYPES
-ASSISTANT_REQUEST, TOOL_CALLS = ANSWERED_TYPES
+ASSISTANT_REQUEST, TOOL_CALLS, TRANSFER_DESTINATION_REQUEST = ANSWERED_TYPES
 
 
 def outcome_of(ended_reason: str | None) -> Outcome | None:
@@ -144,6 +147,18 @@ def tool_results(results: Sequence[ToolResult]) -> dict[str, Any]:
     return {"results": [{"toolCallId": r.id, "result": r.result} for r in results]}
 
 
+def transfer_answer(answer: TransferAnswer) -> dict[str, Any]:
+    """The answer to a transfer-destination-request (ServerMessageResponseTransferDestinationRequest): a number
+    destination (TransferDestinationNumber: `message` said to the caller first, the warm or blind transferPlan with
+    its fallback), or `error`, "the error message if the transfer should not be made", which the model is given as
+    the tool call's failure and answers from (the transferCall tool's request-failed hint: assistants.tool_body)."""
+    if answer.phone_number is None:
+        return {"error": answer.refusal or ""}
+    return {"destination": {"type": "number", "number": answer.phone_number,
+                            **({"message": answer.message} if answer.message else {}),
+                            "transferPlan": transfer_plan(answer.warm, answer.introduction)}}
+
+
 # -- reading what Vapi sends --------------------------------------------------------------------------------------
 
 
@@ -157,6 +172,8 @@ def read_message(payload: object) -> CallMessage:
     ref = call_ref(call, message)
     if kind == ASSISTANT_REQUEST:
         return AnswerRequest(ref)
+    if kind == TRANSFER_DESTINATION_REQUEST:
+        return TransferRequest(ref, _stamp(message.get("timestamp")))
     if kind == TOOL_CALLS:
         return ToolCallsRequest(ref, tuple(tool_call(item) for item in message.get("toolCallList") or []
                                            if isinstance(item, dict) and isinstance(item.get("id"), str)))

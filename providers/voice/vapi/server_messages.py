@@ -1,4 +1,5 @@
-"""The provider's server messages to us (call statuses, end-of-call reports, inbound assistant requests, tool calls):
+"""The provider's server messages to us (call statuses, end-of-call reports, inbound assistant requests, tool calls,
+transfer destination requests):
 where they go, the webhook credential that signs them, and checking that signature.
 
 The provider POSTs `{"message": {...}}` to the server URL of the assistant (or of the call's overrides).
@@ -41,10 +42,11 @@ MILLISECOND_DIGITS = 13  # an x-timestamp this long is in milliseconds (seconds 
 QUEUED_TYPES = ("status-update", "end-of-call-report")
 QUEUED_SUBJECT = "provider.voice.messages"
 # The messages whose answer the provider uses and we give (who answers an inbound call, the results of the model's
-# calls of our tools): the calls service answers them at once over RPC. Every
+# calls of our tools, where a transfer with no destination of its own goes): the calls service answers them at once
+# over RPC. Every
 # other type (the provider's defaults send conversation-update, speech-update, hang, user-interrupted and more
 # during each call) is acknowledged by the gateway alone: nothing of ours follows from it.
-ANSWERED_TYPES = ("assistant-request", "tool-calls")
+ANSWERED_TYPES = ("assistant-request", "tool-calls", "transfer-destination-request")
 
 AUTH_KINDS = ("hmac", "bearer")
 

@@ -17,6 +17,7 @@ from providers.voice.port import (
     LiveAssistant,
     OutboundCall,
     ToolResult,
+    TransferAnswer,
 )
 from providers.voice.vapi import assistants, calls, evals, numbers
 from providers.voice.vapi.client import VapiClient
@@ -100,6 +101,9 @@ class VapiVoice:
 
     def tool_results(self, results: Sequence[ToolResult]) -> dict[str, Any]:
         return calls.tool_results(results)
+
+    def transfer_answer(self, answer: TransferAnswer) -> dict[str, Any]:
+        return calls.transfer_answer(answer)
 
     # -- evals --------------------------------------------------------------------------------------------------
 

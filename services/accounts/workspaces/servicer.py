@@ -50,7 +50,8 @@ class WorkspacesServicer(accounts_pb2_grpc.AccountsServicer):
         owner = await self.workspaces.workspace_owner(request.id)
         return accounts_pb2.WorkspaceOwner(business_id=owner.id, business_name=owner.name,
                                            account_id=owner.account_id, email=owner.email,
-                                           email_confirmed=owner.email_confirmed_at is not None)
+                                           email_confirmed=owner.email_confirmed_at is not None,
+                                           phone_forward_to=owner.phone_forward_to)
 
     async def ListWorkspaces(self, request: accounts_pb2.ListWorkspacesRequest, context: Context) -> accounts_pb2.ListWorkspacesReply:
         paged = await self.workspaces.list_workspaces(Page.of(request.page, *WORKSPACES_PAGE))

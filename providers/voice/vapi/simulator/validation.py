@@ -87,6 +87,17 @@ TRANSFER_MODES = ("blind-transfer", "blind-transfer-add-summary-to-sip-header", 
                   "warm-transfer-say-summary", "warm-transfer-twiml",
                   "warm-transfer-wait-for-operator-to-speak-first-and-then-say-message",
                   "warm-transfer-wait-for-operator-to-speak-first-and-then-say-summary", "warm-transfer-experimental")
+TRANSFER_FALLBACK_PROPERTIES = frozenset({"message", "endCallEnabled"})
+# A tool's `messages` (ToolMessageStart, ToolMessageComplete, ToolMessageFailed, ToolMessageDelayed), by type.
+_TOOL_MESSAGE_COMMON = frozenset({"contents", "type", "content", "conditions"})
+TOOL_MESSAGE_PROPERTIES = {
+    "request-start": _TOOL_MESSAGE_COMMON | {"blocking"},
+    "request-complete": _TOOL_MESSAGE_COMMON | {"role", "endCallAfterSpokenEnabled"},
+    "request-failed": _TOOL_MESSAGE_COMMON | {"role", "endCallAfterSpokenEnabled"},
+    "request-response-delayed": _TOOL_MESSAGE_COMMON | {"timingMilliseconds"},
+}
+TOOL_MESSAGE_ROLES = ("assistant", "system")
+TOOL_MESSAGE_CONTENT_MAX = 1000
 FIRST_MESSAGE_MODES = ("assistant-speaks-first", "assistant-waits-for-user")
 AUTH_PLAN_TYPES = ("hmac", "bearer")
 
@@ -288,10 +299,31 @@ def _tools(tools: object) -> list[str]:
             errors += _one_of(kind, TOOL_TYPES, f"{at}.type")
             continue
         errors += unknown(tool, TOOL_PROPERTIES[kind], f"{at}.")
+        if "messages" in tool:
+            errors += _tool_messages(tool["messages"], f"{at}.messages")
         if kind == "function":
             errors += _function_tool(tool, at)
         elif kind == "transferCall":
             errors += _transfer_destinations(tool.get("destinations", []), f"{at}.destinations")
+    return errors
+
+
+def _tool_messages(messages: object, at: str) -> list[str]:
+    """What a tool has said as it runs, completes or fails (its `messages`): each of a documented type, with that
+    type's properties, a `role` of assistant or system, and `content` of at most 1000 characters."""
+    if not isinstance(messages, list):
+        return [f"{at} must be an array"]
+    errors: list[str] = []
+    for i, message in enumerate(messages):
+        where = f"{at}.{i}"
+        if not isinstance(message, dict) or message.get("type") not in TOOL_MESSAGE_PROPERTIES:
+            errors += _one_of(None, tuple(TOOL_MESSAGE_PROPERTIES), f"{where}.type")
+            continue
+        errors += unknown(message, TOOL_MESSAGE_PROPERTIES[message["type"]], f"{where}.")
+        if "role" in message:
+            errors += _one_of(message["role"], TOOL_MESSAGE_ROLES, f"{where}.role")
+        if "content" in message:
+            _name(message, "content", 0, TOOL_MESSAGE_CONTENT_MAX, errors, f"{where}.content")
     return errors
 
 
@@ -362,6 +394,23 @@ def _transfer_destinations(destinations: object, at: str) -> list[str]:
                 continue
             errors += unknown(plan, TRANSFER_PLAN_PROPERTIES, f"{where}.transferPlan.")
             errors += _one_of(plan.get("mode"), TRANSFER_MODES, f"{where}.transferPlan.mode")
+            if "message" in plan and not isinstance(plan["message"], str):
+                errors.append(f"{where}.transferPlan.message must be a string")
+            if "fallbackPlan" in plan:
+                errors += fallback_plan(plan["fallbackPlan"], f"{where}.transferPlan.fallbackPlan")
+    return errors
+
+
+def fallback_plan(fallback: object, at: str) -> list[str]:
+    """A transfer plan's TransferFallbackPlan: `message` (required) said to the caller when the transfer fails, and
+    whether the call then ends (`endCallEnabled`, a boolean)."""
+    if not isinstance(fallback, dict):
+        return [f"{at} must be an object"]
+    errors = unknown(fallback, TRANSFER_FALLBACK_PROPERTIES, f"{at}.")
+    if not isinstance(fallback.get("message"), str):
+        errors.append(f"{at}.message must be a string")
+    if "endCallEnabled" in fallback and not isinstance(fallback["endCallEnabled"], bool):
+        errors.append(f"{at}.endCallEnabled must be a boolean")
     return errors
 
 
@@ -471,12 +520,8 @@ def _hook_action(action: object, at: str) -> list[str]:
             errors.append(f"{at}.destination.transferPlan.{field} must be a number from {low} to {high}")
     if "sipVerb" in plan and plan["sipVerb"] not in ("refer", "bye", "dial"):
         errors.append(f"{at}.destination.transferPlan.sipVerb must be one of the following values: refer, bye, dial")
-    fallback = plan.get("fallbackPlan")
-    if fallback is not None:
-        if not isinstance(fallback, dict) or not isinstance(fallback.get("message"), str):
-            errors.append(f"{at}.destination.transferPlan.fallbackPlan.message must be a string")
-        elif "endCallEnabled" in fallback and not isinstance(fallback["endCallEnabled"], bool):
-            errors.append(f"{at}.destination.transferPlan.fallbackPlan.endCallEnabled must be a boolean")
+    if plan.get("fallbackPlan") is not None:
+        errors += fallback_plan(plan["fallbackPlan"], f"{at}.destination.transferPlan.fallbackPlan")
     return errors
 
 
