@@ -69,7 +69,9 @@ async def test_a_client_of_a_name_balances_over_its_replicas_and_finds_a_new_one
         return started
 
     try:
-        first = await replica(1)
+        # both start at once (a process takes seconds to start); the second is a pod not yet ready: not in the name
+        first, second = await asyncio.gather(replica(1), replica(2))
+        replicas.sort(key=lambda r: r.name)
         resolver.records[NAME] = ["127.0.0.2"]
         client_settings = settings.load().model_copy(update={
             "addresses": {"accounts": resolver.target(NAME, port)}, "grpc_dns_min_resolution_seconds": 0.2})
@@ -82,17 +84,16 @@ async def test_a_client_of_a_name_balances_over_its_replicas_and_finds_a_new_one
 
         for _ in range(5):
             await call()
-        assert await listed(first.metrics_port) == 5
+        assert (await listed(first.metrics_port), await listed(second.metrics_port)) == (5, 0)  # one resolved
 
-        second = await replica(2)  # a new pod: the name resolves to it from now on
-        resolver.records[NAME].append("127.0.0.3")
+        resolver.records[NAME].append("127.0.0.3")  # the new pod is ready: the name resolves to it from now on
 
         async def second_served() -> float:
             await call()
             return await listed(second.metrics_port)
 
         # the first replica's connection ages out, the client resolves the name again and connects to both
-        await wait_until(second_served, "the new replica to take calls", timeout=10, interval=0.1)
+        await wait_until(second_served, "the new replica to take calls", timeout=20, interval=0.1)
         before = [await listed(r.metrics_port) for r in replicas]
         for _ in range(CALLS):
             await call()
