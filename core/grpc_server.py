@@ -183,10 +183,25 @@ class ProbingHealth(HealthServicer):
         return reply
 
 
+def server_options(settings: Settings) -> list[tuple[str, int]]:
+    """A server's side of balancing and keepalive (core.settings, "Balancing gRPC"): each connection closed after
+    its maximum age (GOAWAY, then the grace for calls in flight), so that its client resolves the service's name
+    again and a new replica gets its share; pings every GRPC_KEEPALIVE_SECONDS; a client's pings accepted as often
+    as GRPC_MIN_PING_INTERVAL_SECONDS, even with no call in flight, as core.rpc.channel_options sends them. (gRPC
+    adds up to 10% of jitter to each connection's age, so a client's connections do not all close at once.)"""
+    return [("grpc.so_reuseport", 0),  # a second process on the same port fails to bind rather than sharing it
+            ("grpc.max_connection_age_ms", rpc.ms(settings.grpc_max_connection_age_seconds)),
+            ("grpc.max_connection_age_grace_ms", rpc.ms(settings.grpc_max_connection_age_grace_seconds)),
+            ("grpc.keepalive_time_ms", rpc.ms(settings.grpc_keepalive_seconds)),
+            ("grpc.keepalive_timeout_ms", rpc.ms(settings.grpc_keepalive_timeout_seconds)),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.min_ping_interval_without_data_ms", rpc.ms(settings.grpc_min_ping_interval_seconds))]
+
+
 def listen(server: grpc.aio.Server, name: str, port: int, settings: Settings, *, plaintext: bool = False) -> None:
-    """Serve on `port` (loopback only on the local stack): with mutual TLS when the settings name certificates
+    """Serve on `port` of GRPC_HOST (loopback only on the local stack): with mutual TLS when the settings name certificates
     (GRPC_TLS_*: a client must present a certificate the CA signed), unless `plaintext`."""
-    address = f"127.0.0.1:{port}" if settings.environment == "local" else f"[::]:{port}"
+    address = f"{settings.grpc_host}:{port}"
     tls = None if plaintext else settings.grpc_tls()
     if tls is None:
         bound = server.add_insecure_port(address)
@@ -231,7 +246,7 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
         runtime.relay = OutboxRelay(engine, outbox_table, bus)
         runtime.relay.start()
 
-    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    server = grpc.aio.server(options=server_options(settings))
     service_names = []
     servicer = build(runtime)
     if instruments is not None:

@@ -33,14 +33,32 @@ Metadata = tuple[tuple[str, str], ...]
 ANONYMOUS = tenant.Tenant()
 
 # Reconnect quickly after a service restarts (gRPC's default backoff grows to two minutes). Round robin: an address
-# that resolves to several replicas (the scaled local stack's `ipv4:a,b`, a headless Service's DNS name) spreads the
-# calls over all of them rather than pinning every call to the first; one address behaves as before.
-CHANNEL_OPTIONS = (
+# that resolves to several replicas (a headless Service's DNS name, `dns:///accounts:50051`; the scaled local
+# stack's `ipv4:a,b`) spreads the calls over all of them rather than pinning every call to the first; one address
+# behaves as before.
+BALANCING = (
     ("grpc.lb_policy_name", "round_robin"),
     ("grpc.initial_reconnect_backoff_ms", 200),
     ("grpc.min_reconnect_backoff_ms", 200),
     ("grpc.max_reconnect_backoff_ms", 3000),
 )
+
+
+def ms(seconds: float) -> int:
+    return round(seconds * 1000)
+
+
+def channel_options(settings: Settings) -> tuple[tuple[str, str | int], ...]:
+    """A client's side of balancing and keepalive (core.settings, "Balancing gRPC"): the name resolved again at
+    most every GRPC_DNS_MIN_RESOLUTION_SECONDS (gRPC resolves again when a connection closes, as a server's
+    max_connection_age closes each in turn), and pings every GRPC_KEEPALIVE_SECONDS even with no call in flight,
+    which the servers accept (core.grpc_server.server_options)."""
+    return (*BALANCING,
+            ("grpc.dns_min_time_between_resolutions_ms", ms(settings.grpc_dns_min_resolution_seconds)),
+            ("grpc.keepalive_time_ms", ms(settings.grpc_keepalive_seconds)),
+            ("grpc.keepalive_timeout_ms", ms(settings.grpc_keepalive_timeout_seconds)),
+            ("grpc.keepalive_permit_without_calls", 1),
+            ("grpc.http2.max_pings_without_data", 0))  # 0: no limit on pings between two frames of data
 
 
 def channel(address: str, settings: Settings) -> grpc.aio.Channel:
@@ -49,10 +67,11 @@ def channel(address: str, settings: Settings) -> grpc.aio.Channel:
     name on Kubernetes, 127.0.0.1 on the embedded stack): no target name is overridden, so each process has
     its own identity."""
     tls = settings.grpc_tls()
+    options = channel_options(settings)
     if tls is None:
-        return grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+        return grpc.aio.insecure_channel(address, options=options)
     credentials = grpc.ssl_channel_credentials(root_certificates=tls.ca, private_key=tls.key, certificate_chain=tls.cert)
-    return grpc.aio.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+    return grpc.aio.secure_channel(address, credentials, options=options)
 
 
 async def readiness(channel: grpc.aio.Channel, timeout: float = 3.0) -> str:

@@ -240,6 +240,28 @@ class Settings(BaseSettings):
     # core.metrics, deploy.local.stack).
     metrics_port: Annotated[int, Field(ge=0, le=65535)] = Field(
         default_factory=lambda s: 9464 if s["environment"] == "production" else 0, alias="METRICS_PORT")
+    # Where a process's gRPC server listens: loopback on the local stack, every address of the pod elsewhere.
+    grpc_host: str = Field(default_factory=lambda s: "127.0.0.1" if s["environment"] == "local" else "[::]",
+                           alias="GRPC_HOST")
+    # Balancing gRPC over a service's replicas (core.rpc.channel_options, core.grpc_server.server_options). A client
+    # resolves a service's name to every replica (a headless Service on Kubernetes) and sends its calls round robin;
+    # it learns of new replicas only when it resolves the name again, which it does when a connection closes. So a
+    # server closes each connection after GRPC_MAX_CONNECTION_AGE_SECONDS (GOAWAY: the client reconnects and
+    # resolves again, and a new pod gets its share within that long), letting calls in flight finish for
+    # GRPC_MAX_CONNECTION_AGE_GRACE_SECONDS: the longest deadline any rpc declares (60 s) fits in it. A client
+    # resolves a name at most once per GRPC_DNS_MIN_RESOLUTION_SECONDS (gRPC's own default, 30 s).
+    grpc_max_connection_age_seconds: PositiveFloat = Field(300.0, alias="GRPC_MAX_CONNECTION_AGE_SECONDS")
+    grpc_max_connection_age_grace_seconds: PositiveFloat = Field(60.0, alias="GRPC_MAX_CONNECTION_AGE_GRACE_SECONDS")
+    grpc_dns_min_resolution_seconds: PositiveFloat = Field(30.0, alias="GRPC_DNS_MIN_RESOLUTION_SECONDS")
+    # Keepalive: both ends ping a connection every GRPC_KEEPALIVE_SECONDS, busy or idle, and drop it when a ping is
+    # unanswered for GRPC_KEEPALIVE_TIMEOUT_SECONDS (a pod gone without closing its connections is noticed in
+    # seconds, not at the kernel's TCP timeout). A server accepts a client's pings as often as every
+    # GRPC_MIN_PING_INTERVAL_SECONDS: no more than the keepalive (checked here), so that it never answers a client
+    # of the same settings with GOAWAY too_many_pings; with half of it, a rollout that lowers the keepalive to no
+    # less than that is safe while old servers still run.
+    grpc_keepalive_seconds: PositiveFloat = Field(30.0, alias="GRPC_KEEPALIVE_SECONDS")
+    grpc_keepalive_timeout_seconds: PositiveFloat = Field(10.0, alias="GRPC_KEEPALIVE_TIMEOUT_SECONDS")
+    grpc_min_ping_interval_seconds: PositiveFloat = Field(15.0, alias="GRPC_MIN_PING_INTERVAL_SECONDS")
     # Count what each request tagged with X-Cost-Tag costs (core.costs); the test stack turns it on.
     count_costs: bool = Field(False, alias="SWITCHBOARD_COUNT_COSTS")
     # The voice-AI provider (its public REST API; the local stack points it at the simulator).
@@ -395,6 +417,13 @@ class Settings(BaseSettings):
         if 0 < len(missing) < len(files):
             given = ", ".join(v for v in files if v not in missing)
             raise ValueError("\n".join(f"{v}: must be set with {given} (mutual TLS needs all three)" for v in missing))
+        return self
+
+    @model_validator(mode="after")
+    def _servers_accept_their_clients_pings(self) -> Settings:
+        if self.grpc_min_ping_interval_seconds > self.grpc_keepalive_seconds:
+            raise ValueError("GRPC_MIN_PING_INTERVAL_SECONDS: must be at most GRPC_KEEPALIVE_SECONDS, or a server "
+                             "would close its clients' connections for pinging too often (GOAWAY too_many_pings)")
         return self
 
     def grpc_tls(self) -> GrpcTls | None:

@@ -4,7 +4,8 @@
   and NATS, liveness "liveness" only the process; of the Secret `switchboard-secrets`, only the keys the process
   reads, core.registry.SECRETS; the shared hardening of deploy.workloads) with its ServiceAccount and
   PodDisruptionBudget for every service and worker, a HorizontalPodAutoscaler for a worker with `max_replicas`, a
-  Service for every service, and the ConfigMap `switchboard-services` with every service's address;
+  headless Service for every service, and the ConfigMap `switchboard-services` with every service's address (a
+  `dns:///` target of that Service's name, which resolves to every ready pod);
 - the process list and the exposed ports of `deploy/Dockerfile` (between its "generated" markers);
 - `deploy/k8s/base/network-policies.generated.yaml`: default deny for the platform's pods, then one NetworkPolicy per
   process allowing exactly what core.registry.REACHES says it reaches (the services it calls on their gRPC ports,
@@ -119,14 +120,23 @@ def _process(p: registry.Service | registry.Worker) -> list[dict[str, Any]]:
 
 
 def _service(s: registry.Service) -> dict[str, Any]:
+    """Headless (no cluster IP): the Service's name resolves to the address of every ready pod, so a client's
+    round robin (core.rpc) spreads its calls over them all. Behind a cluster IP, kube-proxy would pick a pod per
+    connection, and gRPC's one long-lived connection would send every call of a client to that one pod."""
     return {"apiVersion": "v1", "kind": "Service", "metadata": {"name": s.name, "labels": _labels(s.name)},
-            "spec": {"selector": _labels(s.name), "ports": [
+            "spec": {"clusterIP": "None", "selector": _labels(s.name), "ports": [
                 {"name": "grpc", "port": s.port, "targetPort": "grpc", "appProtocol": "grpc"}]}}
+
+
+def address(s: registry.Service) -> str:
+    """Where the other processes reach `s`: gRPC's DNS resolver on its Service's name (resolved again when a
+    connection closes: core.settings, "Balancing gRPC"); the certificate of mutual TLS names that host."""
+    return f"dns:///{s.name}:{s.port}"
 
 
 def manifests() -> str:
     docs: list[dict[str, Any]] = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": ADDRESSES},
-                         "data": {s.addr_env: f"{s.name}:{s.port}" for s in registry.SERVICES}}]
+                         "data": {s.addr_env: address(s) for s in registry.SERVICES}}]
     for s in registry.SERVICES:
         docs += [*_process(s), _service(s)]
         for w in s.workers:
@@ -219,7 +229,7 @@ def _tls_secret(name: str) -> str:
 
 
 def _certificate(name: str) -> dict[str, Any]:
-    """The process's certificate, named after its Service (the host of its address, `accounts:50051`), for serving
+    """The process's certificate, named after its Service (the host of its address, `dns:///accounts:50051`), for serving
     and for presenting as a client."""
     return {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": f"{name}-grpc"},
             "spec": {"secretName": _tls_secret(name), "issuerRef": {"name": CA_ISSUER, "kind": "Issuer"},

@@ -69,13 +69,14 @@ def port_is_free(port: int) -> bool:
     return True
 
 
-def wait_for_port(port: int, timeout: float, proc: subprocess.Popen[bytes], what: str, log: Path) -> None:
+def wait_for_port(port: int, timeout: float, proc: subprocess.Popen[bytes], what: str, log: Path,
+                  host: str = "127.0.0.1") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{what} exited with {proc.returncode}; see {log}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            with socket.create_connection((host, port), timeout=0.5):
                 return
         except OSError:
             time.sleep(0.1)

@@ -320,18 +320,21 @@ class Stack:
         a lower rate limit); stopped with the stack."""
         return self.add_replica("gateway", name, env)
 
-    def add_replica(self, of: str, name: str, env: dict[str, str] | None = None) -> Process:
+    def add_replica(self, of: str, name: str, env: dict[str, str] | None = None, *, host: str = "127.0.0.1",
+                    port: int = 0) -> Process:
         """Another replica of the process `of` (the gateway, or a service or worker of core.registry) on a port of
-        its own, returned once it serves there; stopped with the stack. (A second process on the same port would
-        fail to bind and exit.)"""
-        port = free_port()
+        its own (or `port`), returned once it serves there; stopped with the stack. (A second process on the same
+        port would fail to bind and exit.) A service or worker may listen on another loopback address, `host`
+        (GRPC_HOST: 127.0.0.2, ...), as replicas behind one DNS name do, each on the same port."""
+        port = port or free_port()
         port_env = "PORT" if of == "gateway" else registry.grpc_port_env(of)
         first = self.process(of)
-        p = Process(name, first.module, port, first.secrets, env={**(env or {}), port_env: str(port)})
+        listen = {"GRPC_HOST": host} if host != "127.0.0.1" else {}
+        p = Process(name, first.module, port, first.secrets, env={**(env or {}), **listen, port_env: str(port)})
         self.processes.append(p)
         self.spawn(p)
         assert p.proc is not None and p.log is not None
-        wait_for_port(port, 30, p.proc, name, p.log)
+        wait_for_port(port, 30, p.proc, name, p.log, host)
         return p
 
     def restart_process(self, name: str) -> None:

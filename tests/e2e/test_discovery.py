@@ -162,7 +162,7 @@ async def test_requests_made_while_accounts_is_down_reach_the_usage_log_soon_aft
     async def logged() -> list[dict]:
         status, body, _ = await api.request("GET", "/api/v1/usage", key=key, params={"limit": "100"})
         return [e for e in body["usage"] if e["endpoint"] == "/api/v1/calls"] if status == 200 else []
-    # the channel's reconnect backoff is at most 3 s (core.rpc.CHANNEL_OPTIONS), then the batch goes at once
+    # the channel's reconnect backoff is at most 3 s (core.rpc.BALANCING), then the batch goes at once
     entries = await wait_until(logged, "the requests made while accounts was down", lambda found: len(found) == 3,
                                timeout=4, interval=0.1)
     assert {e["status_code"] for e in entries} == {200}

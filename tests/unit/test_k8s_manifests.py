@@ -156,6 +156,48 @@ def test_autoscalers_scale_the_gateway_and_the_workers_that_share_their_work():
     assert {w.name for w in registry.WORKERS if w.max_replicas} == {"runs-scheduler", "webhooks-dispatcher"}
 
 
+def env_of(container: dict, docs: tuple[dict, ...]) -> dict[str, str]:
+    """A container's environment as the kubelet sets it: its ConfigMaps' keys (envFrom), then its own `env`."""
+    maps = of_kind(docs, "ConfigMap")
+    env = {}
+    for source in container.get("envFrom", []):
+        env.update(maps[source["configMapRef"]["name"]]["data"])
+    env.update({e["name"]: e["value"] for e in container.get("env", []) if "value" in e})
+    return env
+
+
+@needs_kubectl
+@pytest.mark.parametrize("render", RENDERS)
+def test_grpc_services_are_headless_and_their_clients_resolve_every_pod(render):
+    """A client balances over a service's pods only when its Service's name resolves to each of them (headless)
+    and its target is gRPC's DNS resolver on that name and the pods' port (core.rpc, core.settings "Balancing
+    gRPC"): behind a cluster IP every call of a client would go to the one pod its connection reached. The
+    gateway's HTTP Service keeps its cluster IP."""
+    docs = rendered(render)
+    services, deployments = of_kind(docs, "Service"), of_kind(docs, "Deployment")
+    certificates = {c["spec"]["secretName"]: c["spec"].get("dnsNames", []) for c in docs if c["kind"] == "Certificate"}
+    grpc_services = {name for name, s in services.items()
+                     if any(port.get("appProtocol") == "grpc" for port in s["spec"]["ports"])}
+    assert grpc_services == {s.name for s in registry.SERVICES}
+    assert services[registry.GATEWAY]["spec"].get("clusterIP") != "None"
+    for s in registry.SERVICES:
+        spec = services[s.name]["spec"]
+        assert spec.get("clusterIP") == "None", f"{s.name}: its Service has a cluster IP"
+        (container,) = pod_of(deployments[s.name])["spec"]["containers"]
+        assert selects({"matchLabels": spec["selector"]}, pod_of(deployments[s.name])["metadata"]["labels"]), s.name
+        # headless: a client dials the pod's own port, the one its address names
+        assert {"name": "grpc", "containerPort": s.port} in container["ports"], s.name
+    for name, deployment in deployments.items():
+        (container,) = pod_of(deployment)["spec"]["containers"]
+        env = env_of(container, docs)
+        tls = {e["name"]: e for e in container["env"]}.get("GRPC_TLS_CERT")
+        for s in registry.SERVICES:
+            if registry.may_call(name, s.name):
+                assert env.get(s.addr_env) == f"dns:///{s.name}:{s.port}", (name, s.addr_env, env.get(s.addr_env))
+                if tls is not None:  # mutual TLS: the server's certificate names the host the client dials
+                    assert s.name in certificates[f"{s.name}-grpc-tls"], s.name
+
+
 @needs_kubectl
 @pytest.mark.parametrize("render", RENDERS)
 def test_every_job_and_cronjob_is_hardened_alike(render):

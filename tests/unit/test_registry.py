@@ -71,7 +71,7 @@ def test_deploy_files_are_generated_from_the_registry():
         assert container["command"] == ["python", "-m", service.module]
         assert container["readinessProbe"]["grpc"]["port"] == service.port
     addresses = next(d for d in docs if d["kind"] == "ConfigMap")["data"]
-    assert addresses == {s.addr_env: f"{s.name}:{s.port}" for s in registry.SERVICES}
+    assert addresses == {s.addr_env: f"dns:///{s.name}:{s.port}" for s in registry.SERVICES}  # every pod, resolved
     dockerfile = generate.DOCKERFILE.read_text()
     assert all(f"python -m {p.module}" in dockerfile for p in (*registry.SERVICES, *registry.WORKERS))
 
@@ -150,7 +150,7 @@ def test_the_mtls_component_gives_each_process_its_certificate(tmp_path):
                                                   text=True, check=True).stdout))
     certificates = {d["spec"]["secretName"]: d["spec"] for d in docs if d["kind"] == "Certificate"}
     addresses = next(d for d in docs if d["metadata"]["name"] == generate.ADDRESSES)["data"]
-    hosts = {s.name: addresses[s.addr_env].split(":")[0] for s in registry.SERVICES}
+    hosts = {s.name: addresses[s.addr_env].removeprefix("dns:///").split(":")[0] for s in registry.SERVICES}
     deployments = {d["metadata"]["name"]: d["spec"]["template"]["spec"] for d in docs if d["kind"] == "Deployment"}
     for name in (*(p.name for p in (*registry.SERVICES, *registry.WORKERS)), "gateway"):
         pod = deployments[name]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from core import plans, registry, settings, x402_defaults
+from core import deadlines, grpc_server, plans, registry, rpc, settings, x402_defaults
 from core.settings import DEV_SECRET, SECRET_FIELDS, SIGNUP_LIMIT_PER_HOUR, Secret, derive_sealing_key, derive_secret
 
 
@@ -202,3 +202,29 @@ def test_a_previous_server_secret_needs_a_version_before_the_current_one(load):
     assert "SWITCHBOARD_SECRET_KEY_PREVIOUS" in str(stopped.value) and "2 or more" in str(stopped.value)
     rotated = load(SWITCHBOARD_SECRET_KEY_PREVIOUS="old", SWITCHBOARD_SECRET_KEY_VERSION="2")
     assert rotated.secret_key_version == 2 and rotated.secret_key_previous.reveal() == "old"
+
+
+def longest_declared_deadline() -> float:
+    return max(deadlines.declared(method) for s in registry.SERVICES for method in s.descriptor().methods)
+
+
+def test_grpc_balancing_and_keepalive_agree_between_clients_and_servers(load):
+    """Servers close each connection after its maximum age (its client then resolves the name again), with a grace
+    that lets the slowest rpc finish; clients ping no more often than servers accept, even with no call in flight
+    (else a server answers GOAWAY too_many_pings); all from settings, with the documented defaults."""
+    s = load()
+    server, client = dict(grpc_server.server_options(s)), dict(rpc.channel_options(s))
+    assert (server["grpc.max_connection_age_ms"], server["grpc.max_connection_age_grace_ms"]) == (300_000, 60_000)
+    assert server["grpc.max_connection_age_grace_ms"] >= longest_declared_deadline() * 1000
+    assert client["grpc.lb_policy_name"] == "round_robin"
+    assert client["grpc.dns_min_time_between_resolutions_ms"] == 30_000
+    assert client["grpc.keepalive_time_ms"] == server["grpc.keepalive_time_ms"] == 30_000
+    assert client["grpc.keepalive_permit_without_calls"] == server["grpc.keepalive_permit_without_calls"] == 1
+    assert client["grpc.http2.max_pings_without_data"] == 0
+    assert server["grpc.http2.min_ping_interval_without_data_ms"] <= client["grpc.keepalive_time_ms"]
+    assert (s.grpc_host, load(SWITCHBOARD_ENV="local").grpc_host) == ("[::]", "127.0.0.1")
+    tuned = load(GRPC_MAX_CONNECTION_AGE_SECONDS="1.5", GRPC_KEEPALIVE_SECONDS="20", GRPC_MIN_PING_INTERVAL_SECONDS="5")
+    assert grpc_server.server_options(tuned)[1:2] == [("grpc.max_connection_age_ms", 1500)]
+    assert dict(rpc.channel_options(tuned))["grpc.keepalive_time_ms"] == 20_000
+    with pytest.raises(SystemExit, match=r"^GRPC_MIN_PING_INTERVAL_SECONDS: must be at most GRPC_KEEPALIVE_SECONDS"):
+        load(GRPC_KEEPALIVE_SECONDS="10", GRPC_MIN_PING_INTERVAL_SECONDS="15")
