@@ -12,7 +12,7 @@ from tests.calling import our_call, ring, settled
 from tests.e2e.test_bookings import call, open_every_day
 from tests.e2e.test_eval_test_mode import BOOKED, FOUND, TEXTED, rules, saturday_at_ten
 from tests.receiver import Receiver
-from tests.texting import number, texts_to
+from tests.texting import number, opt_in, texts_to
 from tests.waiting import wait_until
 
 TEXT = "Your booking link: https://example.com/book"
@@ -56,8 +56,11 @@ async def test_a_caller_asking_for_a_text_and_a_saturday_slot_gets_both(api, sta
         # The text: at the provider, and in the business's conversation with the caller.
         [texted] = await texts_to(stack, caller)
         assert texted["body"] == TEXT
-        status, thread, _ = await api.request("GET", "/api/v1/sms/messages", key=key, params={"phone": caller})
-        assert status == 200 and [m["body"] for m in thread["messages"]] == [TEXT], thread
+        status, threads, _ = await api.request("GET", "/api/v1/sms/conversations", key=key)
+        [thread] = [t for t in threads["conversations"] if t["contact_number"] == caller]
+        status, messages, _ = await api.request("GET", "/api/v1/sms/messages", key=key,
+                                                params={"conversation_id": thread["id"]})
+        assert status == 200 and [m["body"] for m in messages["messages"]] == [TEXT], messages
 
         # The booking, with the caller's number and name, and its webhook.
         [booking] = (await call(api, account, "GET", "/api/v1/bookings"))["bookings"]
@@ -76,16 +79,18 @@ async def test_a_caller_asking_for_a_text_and_a_saturday_slot_gets_both(api, sta
         for path, params in (("/api/v1/calls", {"id": ours["id"]}), ("/api/v1/bookings", {"id": booking["id"]})):
             status, _, _ = await api.request("GET", path, key=other_key, params=params)
             assert status == 404, path
-        status, theirs, _ = await api.request("GET", "/api/v1/sms/messages", key=other_key, params={"phone": caller})
-        assert status == 200 and theirs["messages"] == []
+        status, theirs, _ = await api.request("GET", "/api/v1/sms/conversations", key=other_key)
+        assert status == 200 and caller not in [t["contact_number"] for t in theirs["conversations"]]
     finally:
         await tool_url.stop()
         await hooks.stop()
 
 
 async def test_an_outbound_call_carries_the_agents_tools(api, stack, account, calling_agent, voice):
-    """Vapi's model override replaces the assistant's whole model: the call's model must carry the tools."""
+    """Vapi's model override replaces the assistant's whole model: the call's model must carry the tools. The callee
+    opted in: a person we called asking for a text is no consent of theirs (only an inbound caller's asking is)."""
     key, agent, callee = account["key"], calling_agent, number("0242")
+    await opt_in(api, key, callee)
     status, patched, _ = await api.request("PATCH", "/api/v1/agents", key=key, json={
         "id": agent["id"], "outbound_prompt": rules({"text": TEXT}, {}), "tools": [{"type": "send_sms"}]})
     assert status == 200, patched
