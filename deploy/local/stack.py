@@ -339,6 +339,13 @@ class Stack:
         self.stop_process(p)
         self.spawn(p)
 
+    def restart_postgres(self, down_seconds: float = 0.0) -> None:
+        """Restart the embedded PostgreSQL (fast shutdown, then start on the same port), as an operator's restart or
+        a failover does, while every process keeps running; returns once it accepts connections again."""
+        if self.postgres is None:
+            raise RuntimeError("this stack uses an external PostgreSQL (DATABASE_URL): restart it there")
+        self.postgres.restart(down_seconds)
+
     def wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
         last = ""

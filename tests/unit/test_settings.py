@@ -9,7 +9,16 @@ import pytest
 from pydantic import ValidationError
 
 from core import plans, registry, settings, x402_defaults
-from core.settings import DEV_SECRET, SECRET_FIELDS, SIGNUP_LIMIT_PER_HOUR, Secret, derive_sealing_key, derive_secret
+from core.settings import (
+    DATABASE_POOLS,
+    DEV_SECRET,
+    SECRET_FIELDS,
+    SIGNUP_LIMIT_PER_HOUR,
+    Secret,
+    Settings,
+    derive_sealing_key,
+    derive_secret,
+)
 
 
 @pytest.fixture
@@ -202,3 +211,12 @@ def test_a_previous_server_secret_needs_a_version_before_the_current_one(load):
     assert "SWITCHBOARD_SECRET_KEY_PREVIOUS" in str(stopped.value) and "2 or more" in str(stopped.value)
     rotated = load(SWITCHBOARD_SECRET_KEY_PREVIOUS="old", SWITCHBOARD_SECRET_KEY_VERSION="2")
     assert rotated.secret_key_version == 2 and rotated.secret_key_previous.reveal() == "old"
+
+
+def test_each_kind_of_process_has_its_pools_and_the_settings_override_them():
+    """Unset, a process gets its kind's pools; DATABASE_POOL_SIZE and the others override them for every kind."""
+    defaults = Settings()
+    assert {kind: defaults.database_pool(kind) for kind in DATABASE_POOLS} == DATABASE_POOLS
+    tuned = Settings(DATABASE_POOL_SIZE=2, DATABASE_RAW_POOL_SIZE=1)
+    assert tuned.database_pool("service") == (2, DATABASE_POOLS["service"].overflow, 1)
+    assert tuned.database_pool("worker") == (2, DATABASE_POOLS["worker"].overflow, 1)
