@@ -177,11 +177,11 @@ class Settings(BaseSettings):
     database_url: Secret = Field(Secret("postgresql://postgres@127.0.0.1:5432/switchboard"), alias="DATABASE_URL")
     # The same role's URL straight to PostgreSQL, when DATABASE_URL goes through a transaction pooler (PgBouncer):
     # for what needs a session of its own, the outbox relay's LISTEN and the national registry import's advisory
-    # lock (README, "Database connections"). Empty: DATABASE_URL is direct already.
+    # lock (README, "Operations: database connections"). Empty: DATABASE_URL is direct already.
     direct_database_url: Secret = Field(Secret(""), alias="DIRECT_DATABASE_URL")
     # Each process's connections to DATABASE_URL: SQLAlchemy's pool (its size, and the overflow it may open beyond
     # it under load) and the raw asyncpg pool of the hot reads. Unset: its kind's default (DATABASE_POOLS); the
-    # connection budget (README, "Database connections") is pods x these.
+    # connection budget (README, "Operations: database connections") is pods x these.
     database_pool_size: PositiveInt | None = Field(None, alias="DATABASE_POOL_SIZE")
     database_max_overflow: NonNegativeInt | None = Field(None, alias="DATABASE_MAX_OVERFLOW")
     database_raw_pool_size: PositiveInt | None = Field(None, alias="DATABASE_RAW_POOL_SIZE")

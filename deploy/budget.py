@@ -1,6 +1,7 @@
 """`python -m deploy.budget [OVERLAY]`: the PostgreSQL connection budget of a Kubernetes overlay as rendered.
 
-What the platform may open at most, from the manifests and the settings alone (README, "Database connections"):
+What the platform may open at most, from the manifests and the settings alone (README, "Operations: database
+connections"):
 
 - the pools: each Deployment that connects (every process of core.registry but the gateway) at its most pods (its
   autoscaler's maximum, else its replicas) x its kind's pools (core.settings.Settings.database_pool, with the
@@ -30,9 +31,9 @@ from core import registry
 from core.settings import ProcessKind, Settings
 
 K8S = Path(__file__).resolve().parent / "k8s"
-# The max_connections each overlay's PostgreSQL is stated to have (README, "Database connections"): production's
-# is PostgreSQL's default, what a small managed instance allows, behind PgBouncer; staging has no pooler, so its
-# PostgreSQL must allow every pool (set max_connections there, or add the production overlay's pgbouncer.yaml).
+# The max_connections each overlay's PostgreSQL is stated to have (README, "Operations: database connections"):
+# production's is PostgreSQL's default, what a small managed instance allows, behind PgBouncer; staging has no
+# pooler, so its PostgreSQL must allow every pool (set max_connections there, or add production's pgbouncer.yaml).
 MAX_CONNECTIONS = {"production": 100, "staging": 300}
 SUPERUSER_RESERVED = 3  # PostgreSQL's superuser_reserved_connections default: never the platform's
 OPERATOR_SESSIONS = 5  # psql sessions, a role's password change (python -m core.db_roles), a backup's

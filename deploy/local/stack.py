@@ -153,8 +153,9 @@ class Stack:
                 env[registry.CALLER_SIGNING_KEY] = keys[kind][0]
             if "CALLER_VERIFY_KEYS" not in p.env:
                 env["CALLER_VERIFY_KEYS"] = ",".join(keys[c][1] for c in registry.callers_of(kind))
-            if "DATABASE_URL" in p.secrets and "DATABASE_URL" not in p.env:
-                env["DATABASE_URL"] = self.database_url_of(kind)
+            for variable in ("DATABASE_URL", registry.DIRECT_DATABASE_URL):  # no pooler here: both are direct
+                if variable in p.secrets and variable not in p.env:
+                    env[variable] = self.database_url_of(kind)
             if registry.NATS_SEED in p.secrets and registry.NATS_SEED not in p.env:  # its kind's NATS user
                 env[registry.NATS_SEED] = self.nats_login(kind).seed
         return env

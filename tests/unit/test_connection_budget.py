@@ -1,6 +1,7 @@
-"""The PostgreSQL connection budget (deploy.budget; README, "Database connections"): every overlay as rendered, with
-the settings' pools, fits the max_connections it states; behind production's PgBouncer the drivers keep what its
-configuration allows; and whatever needs a session of its own is known, goes straight to PostgreSQL and is counted."""
+"""The PostgreSQL connection budget (deploy.budget; README, "Operations: database connections"): every overlay as
+rendered, with the settings' pools, fits the max_connections it states; behind production's PgBouncer the drivers
+keep what its configuration allows; and whatever needs a session of its own is known, goes straight to PostgreSQL
+and is counted."""
 import configparser
 import copy
 import re
@@ -38,7 +39,8 @@ def test_the_production_figures_are_the_ones_its_manifest_states():
     assert f"= {found.postgres} <= {budget.MAX_CONNECTIONS['production']}" in stated
     assert f"max_client_conn {found.pooler.max_client_conn}" in stated
     readme = (ROOT / "README.md").read_text()
-    assert f"{found.clients} client connections" in readme and f"{found.postgres} of its {budget.MAX_CONNECTIONS['production']}" in readme
+    assert f"{found.clients} client connections" in readme
+    assert f"{found.postgres} of its {budget.MAX_CONNECTIONS['production']}" in readme
 
 
 @needs_kubectl
@@ -69,8 +71,8 @@ def test_behind_pgbouncer_the_statement_caches_match_what_it_keeps():
 
 # What a transaction pooler cannot keep: a session's LISTEN, a session-level advisory lock, a session SET, a cursor
 # WITH HOLD, an SQL PREPARE.
-SESSION_FEATURES = re.compile(r"add_listener|[\"']\s*(UN)?LISTEN\s|pg_(try_)?advisory_lock\(|[\"']\s*SET\s+(SESSION\s+)?\w+"
-                              r"\s*(=|TO)\s|WITH HOLD|[\"']\s*PREPARE\s")
+SESSION_FEATURES = re.compile(r"add_listener|[\"']\s*(UN)?LISTEN\s|pg_(try_)?advisory_lock\("
+                              r"|[\"']\s*SET\s+(SESSION\s+)?\w+\s*(=|TO)\s|WITH HOLD|[\"']\s*PREPARE\s")
 # Where the platform uses one, each on a connection of its own to DIRECT_DATABASE_URL (settings.direct_database).
 SESSIONS = {"core/outbox.py": "the relay's LISTEN", "services/messaging/registry.py": "the import's advisory lock"}
 
