@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any, cast
 
 import asyncpg
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import asyncpg as asyncpg_dialect
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -26,18 +28,39 @@ def raw_url(database_url: str | URL) -> str:
     return make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-def create_engine(database_url: str, *, pool_size: int = 10, application_name: str = "switchboard") -> AsyncEngine:
+def create_engine(database_url: str, *, pool_size: int = 5, max_overflow: int = 3, statement_cache: bool = True,
+                  application_name: str = "switchboard") -> AsyncEngine:
+    """The process's SQLAlchemy engine: at most `pool_size` + `max_overflow` connections (settings.database_pool).
+    A connection the server closed (a PostgreSQL restart) is replaced when checked out (`_replace_closed`), so it
+    fails no request. `statement_cache=False` turns both drivers' prepared-statement caches off, for a transaction
+    pooler that cannot keep prepared statements (settings.database_statement_cache)."""
+    no_cache: dict[str, Any] = {} if statement_cache else {
+        "statement_cache_size": 0, "prepared_statement_cache_size": 0,
+        # unnamed statements cannot be used (the dialect prepares by name): unique names, which no other client of
+        # the pooler's server connection can have used (SQLAlchemy's asyncpg dialect, "Prepared Statement Name")
+        "prepared_statement_name_func": lambda: f"__asyncpg_{uuid.uuid4()}__"}
     engine = create_async_engine(
         async_url(database_url),
         pool_size=pool_size,
-        max_overflow=pool_size,
-        pool_pre_ping=False,
-        connect_args={"server_settings": {"application_name": application_name}},
+        max_overflow=max_overflow,
+        # no pool_pre_ping: the asyncpg dialect's ping is BEGIN, ";" and ROLLBACK on every checkout, three round
+        # trips no cost budget counts; `_replace_closed` catches the restart it would, for none
+        connect_args={"server_settings": {"application_name": application_name}, **no_cache},
     )
+    sa.event.listen(engine.sync_engine.pool, "checkout", _replace_closed)
     if costs.enabled:
         costs.instrument_engine(engine)
     telemetry.instrument_engine(engine)  # SQL spans, when this process exports them
     return engine
+
+
+def _replace_closed(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    """On checkout: a connection whose server closed it (PostgreSQL restarted, or ended the backend) is replaced
+    before use; SQLAlchemy retries the checkout with a new one (its "pessimistic disconnect handling" by event).
+    asyncpg sees the server's close on the event loop, so this costs no round trip; asyncpg's own pool does the
+    same on acquire."""
+    if dbapi_connection.driver_connection.is_closed():
+        raise DisconnectionError("the server closed this connection")
 
 
 async def lock_until_commit(conn: AsyncConnection, namespace: str, key: str) -> None:
@@ -55,13 +78,16 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
         costs.instrument_connection(conn)
 
 
-async def create_pool(database_url: str, *, size: int = 10, application_name: str = "switchboard") -> asyncpg.Pool:
-    """A raw asyncpg pool for `Prepared` hot-path reads (JSON columns decoded like SQLAlchemy does)."""
+async def create_pool(database_url: str, *, size: int = 5, statement_cache: bool = True,
+                      application_name: str = "switchboard") -> asyncpg.Pool:
+    """A raw asyncpg pool for `Prepared` hot-path reads (JSON columns decoded like SQLAlchemy does). Its acquire
+    replaces a connection the server closed (asyncpg's Pool: `is_closed()`), as the engine's checkout does."""
     url = raw_url(database_url)
     # min_size=0: a service starts (and reports not-ready) while its database is down.
     # No idle-connection timer: asyncpg would re-arm it on every release.
     return await asyncpg.create_pool(url, min_size=0, max_size=size, init=_init_connection, reset=_keep_session,
                                      max_inactive_connection_lifetime=0,
+                                     statement_cache_size=100 if statement_cache else 0,
                                      server_settings={"application_name": application_name})
 
 

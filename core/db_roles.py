@@ -18,11 +18,13 @@ which gives every role (or those named) a new random password and prints its DAT
 """
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import secrets
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import asyncpg
 from sqlalchemy.engine import make_url
@@ -137,26 +139,43 @@ def url_for(database_url: str, key: str, password: str) -> str:
         hide_password=False)
 
 
-def secret_key(key: str) -> str:
-    """The deployment Secret's key holding the role's DATABASE_URL (deploy.generate)."""
-    return f"DATABASE_URL_{registry.env_prefix(key)}"
+def secret_key(key: str, variable: str = "DATABASE_URL") -> str:
+    """The deployment Secret's key holding the role's DATABASE_URL (or DIRECT_DATABASE_URL: deploy.generate)."""
+    return f"{variable}_{registry.env_prefix(key)}"
 
 
 def main(argv: list[str]) -> int:
-    """`python -m core.db_roles [ROLE...]`: a new password for every role (or those named), after the migrations
-    made them, and their DATABASE_URL_<ROLE> lines of the Secret."""
+    """`python -m core.db_roles [--pooler HOST:PORT] [--userlist FILE] [ROLE...]`: a new password for every role (or
+    those named), after the migrations made them, and their DATABASE_URL_<ROLE> lines of the Secret. With a
+    transaction pooler (PgBouncer: deploy/k8s/README.md), DATABASE_URL_<ROLE> goes through it and
+    DIRECT_DATABASE_URL_<ROLE> straight to the owner's host, and `--userlist` writes PgBouncer's auth_file."""
+    parser = argparse.ArgumentParser(prog="python -m core.db_roles")
+    parser.add_argument("--pooler", default="", metavar="HOST:PORT", help="the transaction pooler's address")
+    parser.add_argument("--userlist", type=Path, help="write PgBouncer's auth_file (each role and its password)")
+    parser.add_argument("roles", nargs="*", metavar="ROLE")
+    args = parser.parse_args(argv)
     database_url = os.environ.get("DATABASE_URL", "")
     if not database_url:
         print("DATABASE_URL: must be set to the URL of the database's owner (the migrations')", file=sys.stderr)
         return 1
     keys = [role.key for role in ROLES]
-    if unknown := sorted(set(argv) - set(keys)):
+    if unknown := sorted(set(args.roles) - set(keys)):
         print(f"no role {', '.join(unknown)}: the roles are {', '.join(keys)}", file=sys.stderr)
         return 1
-    passwords = {key: secrets.token_urlsafe(32) for key in argv or keys}
+    passwords = {key: secrets.token_urlsafe(32) for key in args.roles or keys}
     set_passwords(database_url, passwords)
     for key, password in passwords.items():
-        print(f"{secret_key(key)}={url_for(database_url, key, password)}")
+        direct = url_for(database_url, key, password)
+        if not args.pooler:
+            print(f"{secret_key(key)}={direct}")
+            continue
+        host, _, port = args.pooler.rpartition(":")
+        print(f"{secret_key(key)}={make_url(direct).set(host=host, port=int(port)).render_as_string(False)}")
+        print(f"{secret_key(key, 'DIRECT_DATABASE_URL')}={direct}")
+    if args.userlist:
+        database = database_of(database_url)
+        args.userlist.write_text("".join(f'"{role_name(database, key)}" "{password}"\n'
+                                         for key, password in passwords.items()))
     return 0
 
 

@@ -236,14 +236,18 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     uow.configure_guard(strict=settings.environment != "production")
     if settings.count_costs:
         costs.enable()
-    engine = create_engine(settings.database_url.reveal(), application_name=name)
-    pool = await create_pool(settings.database_url.reveal(), application_name=name)
+    sizes = settings.database_pool("service" if service is not None else "worker")
+    engine = create_engine(settings.database_url.reveal(), pool_size=sizes.size, max_overflow=sizes.overflow,
+                           statement_cache=settings.database_statement_cache, application_name=name)
+    pool = await create_pool(settings.database_url.reveal(), size=sizes.raw,
+                             statement_cache=settings.database_statement_cache, application_name=name)
     bus = EventBus.of(settings, service.name if service is not None else name, keys, connection_name=name)
     bus.start()
     runtime = Runtime(name=name, settings=settings, engine=engine, pool=pool, bus=bus,
                       kind=service.name if service is not None else None)
     if outbox_table is not None:
-        runtime.relay = OutboxRelay(engine, outbox_table, bus)
+        # its LISTEN needs a session of its own: straight to PostgreSQL, past a transaction pooler
+        runtime.relay = OutboxRelay(engine, outbox_table, bus, listen_url=settings.direct_database())
         runtime.relay.start()
 
     server = grpc.aio.server(options=server_options(settings))

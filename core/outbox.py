@@ -145,8 +145,12 @@ async def pending_age(engine: AsyncEngine, table: sa.Table) -> float:
 class OutboxRelay(Background):
     task_name = "outbox-relay"
 
-    def __init__(self, engine: AsyncEngine, table: sa.Table, bus: EventBus, *, batch: int = 500, idle_seconds: float = 0.5):
+    def __init__(self, engine: AsyncEngine, table: sa.Table, bus: EventBus, *, listen_url: str = "", batch: int = 500,
+                 idle_seconds: float = 0.5):
+        """`listen_url`: where the LISTEN connection goes, a session of its own (settings.direct_database: never
+        through a transaction pooler, which would drop it between transactions); the engine's URL by default."""
         self.engine = engine
+        self.listen_url = raw_url(listen_url or self.engine.url)
         self.table = table
         self.bus = bus
         self.batch = batch
@@ -171,7 +175,7 @@ class OutboxRelay(Background):
             return
         listener = None
         try:
-            listener = await asyncpg.connect(raw_url(self.engine.url), timeout=5)
+            listener = await asyncpg.connect(self.listen_url, timeout=5)
             # every service's outbox is in its own schema (str() only types it)
             await listener.add_listener(channel(str(self.table.schema)), lambda *_: self._wake.set())
         except (OSError, asyncpg.PostgresError, TimeoutError) as exc:

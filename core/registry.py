@@ -209,7 +209,11 @@ def may_call(process: str, service_name: str) -> bool:
 # of its own NATS user (BUS below).
 CALLER_SIGNING_KEY = "CALLER_SIGNING_KEY"
 NATS_SEED = "NATS_SEED"  # its own NATS user's nkey seed (core.nats_auth)
-_OWN_SECRETS = ((GATEWAY, GATEWAY_SECRETS), *((s.name, s.secrets) for s in SERVICES),
+# A service with an outbox also reads DIRECT_DATABASE_URL (its relay's LISTEN needs a session of its own, past a
+# transaction pooler: core.settings), and so does the national registry's import (its advisory lock).
+DIRECT_DATABASE_URL = "DIRECT_DATABASE_URL"
+_OWN_SECRETS = ((GATEWAY, GATEWAY_SECRETS),
+                *((s.name, (*s.secrets, *((DIRECT_DATABASE_URL,) if s.outbox else ()))) for s in SERVICES),
                 *((w.name, w.secrets) for w in WORKERS))
 # `sdr-runner-cron` is the Kubernetes CronJob that calls POST /api/sdr/runner (deploy.sdr_runner_cron).
 SDR_RUNNER_CRON = "sdr-runner-cron"
@@ -217,7 +221,7 @@ SDR_RUNNER_CRON = "sdr-runner-cron"
 # (python -m services.messaging.registry; its CronJob, deploy/k8s/base/national-dnc-import-cronjob.yaml).
 NATIONAL_DNC_IMPORT = "national-dnc-import"
 SECRETS: dict[str, tuple[str, ...]] = {"migrate": ("DATABASE_URL",), SDR_RUNNER_CRON: ("SDR_RUNNER_SECRET",),
-                                       NATIONAL_DNC_IMPORT: ("DATABASE_URL",),
+                                       NATIONAL_DNC_IMPORT: ("DATABASE_URL", DIRECT_DATABASE_URL),
                                        **{name: (*own, CALLER_SIGNING_KEY, NATS_SEED) for name, own in _OWN_SECRETS}}
 # The cluster's jobs, which run to completion rather than serve: the local launcher starts none.
 JOBS = ("migrate", SDR_RUNNER_CRON, NATIONAL_DNC_IMPORT)

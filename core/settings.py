@@ -175,6 +175,21 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(frozen=True, case_sensitive=True, validate_default=True, allow_inf_nan=False)
 
     database_url: Secret = Field(Secret("postgresql://postgres@127.0.0.1:5432/switchboard"), alias="DATABASE_URL")
+    # The same role's URL straight to PostgreSQL, when DATABASE_URL goes through a transaction pooler (PgBouncer):
+    # for what needs a session of its own, the outbox relay's LISTEN and the national registry import's advisory
+    # lock (README, "Operations: database connections"). Empty: DATABASE_URL is direct already.
+    direct_database_url: Secret = Field(Secret(""), alias="DIRECT_DATABASE_URL")
+    # Each process's connections to DATABASE_URL: SQLAlchemy's pool (its size, and the overflow it may open beyond
+    # it under load) and the raw asyncpg pool of the hot reads. Unset: its kind's default (DATABASE_POOLS); the
+    # connection budget (README, "Operations: database connections") is pods x these.
+    database_pool_size: PositiveInt | None = Field(None, alias="DATABASE_POOL_SIZE")
+    database_max_overflow: NonNegativeInt | None = Field(None, alias="DATABASE_MAX_OVERFLOW")
+    database_raw_pool_size: PositiveInt | None = Field(None, alias="DATABASE_RAW_POOL_SIZE")
+    # The drivers' prepared-statement caches (asyncpg's statement_cache_size, SQLAlchemy's
+    # prepared_statement_cache_size): on, each statement after its first is one round trip. Turn off only behind a
+    # transaction pooler that cannot keep prepared statements (PgBouncer before 1.21, or max_prepared_statements
+    # = 0): every statement then costs a second Parse.
+    database_statement_cache: bool = Field(True, alias="DATABASE_STATEMENT_CACHE")
     nats_url: str = Field("nats://127.0.0.1:4222", alias="NATS_URL")
     # Copies of each JetStream stream the cluster keeps (3 on a 3-node cluster, deploy/nats-values.yaml); used when
     # a process creates the streams, that is on a new cluster.
@@ -397,10 +412,11 @@ class Settings(BaseSettings):
     @field_validator("*", mode="before")
     @classmethod
     def _empty_number_is_unset(cls, value: Any, info: ValidationInfo) -> Any:
-        """PORT= (set but empty) is the default of a number or switch, as if unset; empty text stays empty."""
+        """PORT= (set but empty) is the default of a number or switch (or an unset one), as if unset; empty text
+        stays empty."""
         assert info.field_name is not None  # a field validator's
         default = cls.model_fields[info.field_name].default
-        return default if value == "" and isinstance(default, (int, float)) else value
+        return default if value == "" and (default is None or isinstance(default, (int, float))) else value
 
     @model_validator(mode="after")
     def _previous_secret_has_a_version(self) -> Settings:
@@ -437,6 +453,19 @@ class Settings(BaseSettings):
         """The platform's caps of the outbound compliance decision."""
         return Policy(calls_per_24h=self.compliance_calls_per_24h, texts_per_24h=self.compliance_texts_per_24h)
 
+    def database_pool(self, kind: ProcessKind) -> DatabasePool:
+        """The connections a process of `kind` may open to DATABASE_URL: DATABASE_POOL_SIZE, DATABASE_MAX_OVERFLOW
+        and DATABASE_RAW_POOL_SIZE where set, its kind's default (DATABASE_POOLS) for the others."""
+        default = DATABASE_POOLS[kind]
+        return DatabasePool(
+            self.database_pool_size if self.database_pool_size is not None else default.size,
+            self.database_max_overflow if self.database_max_overflow is not None else default.overflow,
+            self.database_raw_pool_size if self.database_raw_pool_size is not None else default.raw)
+
+    def direct_database(self) -> str:
+        """The URL for a connection that needs a session of its own: DIRECT_DATABASE_URL, else DATABASE_URL."""
+        return self.direct_database_url.reveal() or self.database_url.reveal()
+
     @property
     def webhook_lease(self) -> timedelta:
         """A claimed delivery is due again after this (its dispatcher died mid-delivery); it must outlast a
@@ -456,6 +485,28 @@ class Settings(BaseSettings):
         return [("nats_url", self.nats_url), ("http_port", self.http_port), ("home", str(self.home))]
 
 
+ProcessKind = Literal["service", "worker"]  # the kinds of process that connect to PostgreSQL (the gateway does not)
+
+
+class DatabasePool(NamedTuple):
+    """What one process may hold open to DATABASE_URL at most: size + overflow (SQLAlchemy's) + raw (asyncpg's)."""
+
+    size: int
+    overflow: int
+    raw: int
+
+    @property
+    def most(self) -> int:
+        return self.size + self.overflow + self.raw
+
+
+# Each kind's default pools. A service serves RPCs: its writes (SQLAlchemy, one connection per unit of work, never
+# held across an RPC) and its hot reads (the raw pool) each get 5, and writes may burst to 8. A worker's work is
+# claimed in batches and its reads go through SQLAlchemy too: 3 and a burst of 2, and 1 raw connection. Sized so that
+# the production overlay fits its budget (deploy.budget); raise them with the budget, not alone.
+DATABASE_POOLS: dict[ProcessKind, DatabasePool] = {"service": DatabasePool(5, 3, 5), "worker": DatabasePool(3, 2, 1)}
+
+
 class GrpcTls(NamedTuple):
     """This process's certificate chain and private key, and the CA bundle its peers' certificates chain to (PEM)."""
 
@@ -465,7 +516,8 @@ class GrpcTls(NamedTuple):
 
 
 # Secrets a process is given only at times (a rotation's previous value): unset is a choice, not a mistake.
-OPTIONAL_SECRETS = frozenset({"SWITCHBOARD_SECRET_KEY_PREVIOUS"})
+# DIRECT_DATABASE_URL is only given where DATABASE_URL goes through a pooler.
+OPTIONAL_SECRETS = frozenset({"SWITCHBOARD_SECRET_KEY_PREVIOUS", "DIRECT_DATABASE_URL"})
 # Every secret setting: {variable: field}.
 SECRET_FIELDS = {f.alias: name for name, f in Settings.model_fields.items() if f.alias and f.annotation is Secret}
 

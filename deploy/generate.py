@@ -53,12 +53,12 @@ PER_PROCESS_SECRETS = (registry.CALLER_SIGNING_KEY, registry.NATS_SEED)
 def secret_key(variable: str, process: str) -> str:
     """The Secret's key that holds `variable` for `process`: its own, for a key only it may hold (the one that
     signs its caller context, CALLER_SIGNING_KEY_<PROCESS>; its NATS user's seed, NATS_SEED_<PROCESS>), its
-    PostgreSQL role's URL (DATABASE_URL_<ROLE>, shared by a service and its workers: core.db_roles); DATABASE_URL
-    itself is the owner's, the migrations job's."""
+    PostgreSQL role's URL (DATABASE_URL_<ROLE>, shared by a service and its workers: core.db_roles, and
+    DIRECT_DATABASE_URL_<ROLE> past the pooler); DATABASE_URL itself is the owner's, the migrations job's."""
     if variable in PER_PROCESS_SECRETS:
         return f"{variable}_{registry.env_prefix(process)}"
-    if variable == "DATABASE_URL" and (role := registry.database_role(process)) is not None:
-        return db_roles.secret_key(role)
+    if variable in ("DATABASE_URL", registry.DIRECT_DATABASE_URL) and (role := registry.database_role(process)):
+        return db_roles.secret_key(role, variable)
     return variable
 
 

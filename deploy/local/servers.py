@@ -134,7 +134,7 @@ class Postgres:
                 raise RuntimeError(f"PostgreSQL (pid {pid}) is already running on {self.data}: is another "
                                    "`make run` using this SWITCHBOARD_HOME? Stop it or set SWITCHBOARD_HOME.")
             pidfile.unlink()  # left by a killed server; postgres refuses to start while it exists
-        self.port = free_port()
+        self.port = self.port or free_port()  # a restart keeps its port: the processes' URLs name it
         with open(self.log, "ab") as log:  # the server writes to its own copy of the descriptor
             self.proc = subprocess.Popen(
                 [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(self.data), "-p", str(self.port), "-h", "127.0.0.1",
@@ -158,6 +158,13 @@ class Postgres:
 
     def stop(self) -> None:
         stop_process(self.proc, signal.SIGINT, 20)  # SIGINT: PostgreSQL's fast shutdown
+
+    def restart(self, down_seconds: float = 0.0) -> None:
+        """Stop the server as an operator's restart does (fast shutdown: every session is ended, the clients'
+        connections closed), stay down `down_seconds`, and start it again on the same port with the same data."""
+        self.stop()
+        time.sleep(down_seconds)
+        self.start()
 
 
 def nats_binary() -> Path:

@@ -153,8 +153,9 @@ class Stack:
                 env[registry.CALLER_SIGNING_KEY] = keys[kind][0]
             if "CALLER_VERIFY_KEYS" not in p.env:
                 env["CALLER_VERIFY_KEYS"] = ",".join(keys[c][1] for c in registry.callers_of(kind))
-            if "DATABASE_URL" in p.secrets and "DATABASE_URL" not in p.env:
-                env["DATABASE_URL"] = self.database_url_of(kind)
+            for variable in ("DATABASE_URL", registry.DIRECT_DATABASE_URL):  # no pooler here: both are direct
+                if variable in p.secrets and variable not in p.env:
+                    env[variable] = self.database_url_of(kind)
             if registry.NATS_SEED in p.secrets and registry.NATS_SEED not in p.env:  # its kind's NATS user
                 env[registry.NATS_SEED] = self.nats_login(kind).seed
         return env
@@ -341,6 +342,13 @@ class Stack:
         p = self.process(name)
         self.stop_process(p)
         self.spawn(p)
+
+    def restart_postgres(self, down_seconds: float = 0.0) -> None:
+        """Restart the embedded PostgreSQL (fast shutdown, then start on the same port), as an operator's restart or
+        a failover does, while every process keeps running; returns once it accepts connections again."""
+        if self.postgres is None:
+            raise RuntimeError("this stack uses an external PostgreSQL (DATABASE_URL): restart it there")
+        self.postgres.restart(down_seconds)
 
     def wait_ready(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout

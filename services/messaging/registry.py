@@ -11,7 +11,8 @@ same files imported again give the same tables. A folder's files are imported in
 a full file comes before the change files after it, e.g. by date); a file already imported (same name and size) is
 skipped unless --again. One import runs at a time: a second one, while the first holds the lock, is refused.
 
-It connects with the messaging service's DATABASE_URL and loads only the area codes of NATIONAL_DNC_AREA_CODES.
+It connects with its own role's DIRECT_DATABASE_URL (DATABASE_URL when unset: a session straight to PostgreSQL,
+for its lock) and loads only the area codes of NATIONAL_DNC_AREA_CODES.
 Exit status: 0 when every line of every file was loaded; 1 when some were not (each file's report says which and
 why) or a file could not be read; 2 when another import is running.
 """
@@ -228,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
         print("NATIONAL_DNC_AREA_CODES is empty: no area code is subscribed, so nothing would be loaded; set it "
               "(e.g. 415,212, or * for the whole registry)", file=sys.stderr)
         return PROBLEMS
-    return asyncio.run(import_paths(loaded.database_url.reveal(), args.paths, subscription, again=args.again))
+    # its advisory lock is held for the whole import, across transactions: a session straight to PostgreSQL
+    return asyncio.run(import_paths(loaded.direct_database(), args.paths, subscription, again=args.again))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from sqlalchemy.engine import make_url
 
 from core import db_roles, registry
 from core.db import create_engine, raw_url
@@ -138,6 +139,31 @@ async def test_the_operators_command_gives_each_role_a_password_and_prints_its_s
         finally:
             await conn.close()
         assert await operators_command(stack, "nobody") == (1, {})
+    finally:
+        await asyncio.to_thread(db_roles.set_passwords, stack.database_url,
+                                {r.key: stack.database_password(r.key) for r in db_roles.ROLES})
+
+
+async def test_with_a_pooler_the_operators_command_prints_the_pooled_and_the_direct_urls(stack, tmp_path):
+    """`--pooler HOST:PORT`: each role's DATABASE_URL_<ROLE> through the pooler, DIRECT_DATABASE_URL_<ROLE> straight
+    to the owner's server (which logs in as the role), and `--userlist` PgBouncer's auth file with the same
+    passwords."""
+    userlist = tmp_path / "userlist.txt"
+    try:
+        status, printed = await operators_command(stack, "--pooler", "pgbouncer:6432", "--userlist", str(userlist),
+                                                  "calls")
+        assert status == 0 and set(printed) == {"DATABASE_URL_CALLS", "DIRECT_DATABASE_URL_CALLS"}
+        pooled, direct = make_url(printed["DATABASE_URL_CALLS"]), make_url(printed["DIRECT_DATABASE_URL_CALLS"])
+        assert (pooled.host, pooled.port) == ("pgbouncer", 6432)
+        assert (direct.host, direct.port) == (make_url(stack.database_url).host, make_url(stack.database_url).port)
+        assert (pooled.username, pooled.password, pooled.database) == (direct.username, direct.password,
+                                                                       direct.database)
+        assert userlist.read_text() == f'"{direct.username}" "{direct.password}"\n'
+        conn = await asyncpg.connect(raw_url(direct))
+        try:
+            assert await conn.fetchval("SELECT current_user") == direct.username
+        finally:
+            await conn.close()
     finally:
         await asyncio.to_thread(db_roles.set_passwords, stack.database_url,
                                 {r.key: stack.database_password(r.key) for r in db_roles.ROLES})

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from core import registry
-from deploy import generate, workloads
+from deploy import budget, generate, workloads
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -121,7 +121,9 @@ def assert_hardened(workload: dict, docs: tuple[dict, ...]) -> None:
 def test_every_deployment_keeps_the_project_rules(render):
     docs = rendered(render)
     deployments = of_kind(docs, "Deployment")
-    assert set(deployments) == set(registry.PROCESSES)
+    # and production's transaction pooler (its own rules: test_pgbouncer_is_hardened_alike)
+    assert set(deployments) == set(registry.PROCESSES) | ({budget.PGBOUNCER} if render == "production" else set())
+    deployments.pop(budget.PGBOUNCER, None)
     budgets = [d["spec"] for d in of_kind(docs, "PodDisruptionBudget").values()]
     scaled = {h["spec"]["scaleTargetRef"]["name"]: h["spec"] for h in of_kind(docs, "HorizontalPodAutoscaler").values()}
     for name, deployment in deployments.items():
@@ -139,6 +141,32 @@ def test_every_deployment_keeps_the_project_rules(render):
         if name in scaled:  # the autoscaler owns the count: one in the Deployment would be reset at every apply
             assert "replicas" not in deployment["spec"], name
             assert 2 <= scaled[name]["minReplicas"] < scaled[name]["maxReplicas"], name
+
+
+@needs_kubectl
+def test_pgbouncer_is_hardened_alike_and_reached_by_the_processes_that_use_the_database():
+    """Production's PgBouncer: a pod hardened as the platform's (its image's user by number), probed on its port,
+    spread, one PodDisruptionBudget, a NetworkPolicy letting in every process that connects and the registry's
+    import, and not the gateway."""
+    docs = rendered("production")
+    deployment = of_kind(docs, "Deployment")[budget.PGBOUNCER]
+    assert_hardened(deployment, docs)
+    template = pod_of(deployment)
+    (container,) = template["spec"]["containers"]
+    assert container["readinessProbe"]["tcpSocket"] and container["livenessProbe"]["tcpSocket"]
+    assert template["spec"]["securityContext"]["runAsUser"] != 0
+    assert deployment["spec"]["replicas"] >= 2
+    budgets = [b["spec"] for b in of_kind(docs, "PodDisruptionBudget").values()]
+    assert sum(selects(b["selector"], template["metadata"]["labels"]) for b in budgets) == 1
+    (rule,) = of_kind(docs, "NetworkPolicy")[budget.PGBOUNCER]["spec"]["ingress"]
+    (peer,) = rule["from"]
+    (excluded,) = peer["podSelector"]["matchExpressions"]
+    assert excluded["operator"] == "NotIn" and peer["podSelector"]["matchLabels"] == generate.PART_OF
+    assert {p for p in (*registry.PROCESSES, *registry.JOBS) if p not in excluded["values"]} == {
+        p for p in (*registry.PROCESSES, *registry.JOBS) if p in registry.SECRETS and "DATABASE_URL" in
+        registry.SECRETS[p]}
+    assert of_kind(docs, "Service")[budget.PGBOUNCER]["spec"]["ports"] == [
+        {"name": "postgres", "port": generate.POSTGRES_PORT, "targetPort": "postgres"}]
 
 
 @needs_kubectl
@@ -190,7 +218,8 @@ def test_grpc_services_are_headless_and_their_clients_resolve_every_pod(render):
     for name, deployment in deployments.items():
         (container,) = pod_of(deployment)["spec"]["containers"]
         env = env_of(container, docs)
-        tls = {e["name"]: e for e in container["env"]}.get("GRPC_TLS_CERT")
+        # a pooler (PgBouncer) has no env
+        tls = {e["name"]: e for e in container.get("env", ())}.get("GRPC_TLS_CERT")
         for s in registry.SERVICES:
             if registry.may_call(name, s.name):
                 assert env.get(s.addr_env) == f"dns:///{s.name}:{s.port}", (name, s.addr_env, env.get(s.addr_env))
@@ -299,7 +328,7 @@ def test_the_image_holds_every_module_the_manifests_start():
     copied = {source.rstrip("/") for op, args in dockerfile_instructions() if op == "COPY"
               for source, target in [args.split()] if source.rstrip("/") == target.rstrip("/")}  # into /app alike
     modules = {c["command"][2] for d in rendered("production") if d["kind"] in ("Deployment", "Job", "CronJob")
-               for c in pod_of(d)["spec"]["containers"]}
+               for c in pod_of(d)["spec"]["containers"] if c["command"][0] == "python"}
     assert {p.module for p in (*registry.SERVICES, *registry.WORKERS)} | {"gateway", "core.migrate"} <= modules
     for module in modules:
         path = Path(*module.split("."))

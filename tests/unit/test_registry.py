@@ -173,7 +173,11 @@ def test_the_mtls_component_gives_each_process_its_certificate(tmp_path):
 
 
 def _selects(selector: dict, labels: dict) -> bool:
-    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items())
+    expressions = {"In": lambda e: labels.get(e["key"]) in e["values"],
+                   "NotIn": lambda e: labels.get(e["key"]) not in e["values"],
+                   "Exists": lambda e: e["key"] in labels, "DoesNotExist": lambda e: e["key"] not in labels}
+    return (all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items())
+            and all(expressions[e["operator"]](e) for e in selector.get("matchExpressions", [])))
 
 
 def _lets_through(rules: list[dict], peer_key: str, labels: dict, port: int) -> bool:
@@ -199,7 +203,7 @@ def test_the_network_policies_let_each_process_reach_only_what_it_declares():
     policies = [d["spec"] for d in docs if d["kind"] == "NetworkPolicy"]
     pods = {d["metadata"]["name"]: d["spec"]["template"]["metadata"]["labels"] for d in docs
             if d["kind"] in ("Deployment", "Job")}
-    assert set(pods) == {*registry.PROCESSES, "switchboard-migrate"}
+    assert set(pods) == {*registry.PROCESSES, "switchboard-migrate", "pgbouncer"}  # and the transaction pooler
     assert any(p["podSelector"] == {"matchLabels": generate.PART_OF} and p["policyTypes"] == ["Ingress", "Egress"]
                and not p.get("ingress") and not p.get("egress") for p in policies)
     assert all(_selects({"matchLabels": generate.PART_OF}, labels) for labels in pods.values())
@@ -214,6 +218,12 @@ def test_the_network_policies_let_each_process_reach_only_what_it_declares():
             in_ok = any(_lets_through(p.get("ingress", []), "from", pods[source], target.port)
                         for p in of(pods[target.name]))
             assert (out_ok and in_ok) == (target.name in registry.REACHES[source].services), (source, target.name)
+        # PgBouncer, on PostgreSQL's port, by the processes that use the database (the gateway uses none)
+        pooled = (any(_lets_through(p.get("egress", []), "to", pods["pgbouncer"], generate.POSTGRES_PORT)
+                      for p in of(pods[source]))
+                  and any(_lets_through(p.get("ingress", []), "from", pods[source], generate.POSTGRES_PORT)
+                          for p in of(pods["pgbouncer"])))
+        assert pooled == registry.REACHES[source].database, source
     internet = {name for name, reach in registry.REACHES.items() if reach.internet}
     for name, labels in pods.items():
         reaches_out = any(peer.get("ipBlock", {}).get("cidr") == "0.0.0.0/0" for p in of(labels)

@@ -9,7 +9,16 @@ import pytest
 from pydantic import ValidationError
 
 from core import deadlines, grpc_server, plans, registry, rpc, settings, x402_defaults
-from core.settings import DEV_SECRET, SECRET_FIELDS, SIGNUP_LIMIT_PER_HOUR, Secret, derive_sealing_key, derive_secret
+from core.settings import (
+    DATABASE_POOLS,
+    DEV_SECRET,
+    SECRET_FIELDS,
+    SIGNUP_LIMIT_PER_HOUR,
+    Secret,
+    Settings,
+    derive_sealing_key,
+    derive_secret,
+)
 
 
 @pytest.fixture
@@ -228,3 +237,12 @@ def test_grpc_balancing_and_keepalive_agree_between_clients_and_servers(load):
     assert dict(rpc.channel_options(tuned))["grpc.keepalive_time_ms"] == 20_000
     with pytest.raises(SystemExit, match=r"^GRPC_MIN_PING_INTERVAL_SECONDS: must be at most GRPC_KEEPALIVE_SECONDS"):
         load(GRPC_KEEPALIVE_SECONDS="10", GRPC_MIN_PING_INTERVAL_SECONDS="15")
+
+
+def test_each_kind_of_process_has_its_pools_and_the_settings_override_them():
+    """Unset, a process gets its kind's pools; DATABASE_POOL_SIZE and the others override them for every kind."""
+    defaults = Settings()
+    assert {kind: defaults.database_pool(kind) for kind in DATABASE_POOLS} == DATABASE_POOLS
+    tuned = Settings(DATABASE_POOL_SIZE=2, DATABASE_RAW_POOL_SIZE=1)
+    assert tuned.database_pool("service") == (2, DATABASE_POOLS["service"].overflow, 1)
+    assert tuned.database_pool("worker") == (2, DATABASE_POOLS["worker"].overflow, 1)
