@@ -194,6 +194,12 @@ class Runs:
                     provider_run = await self.voice.eval_run(provider_run.id)
         except asyncio.CancelledError:
             raise
+        except ProviderError as exc:
+            if exc.status != 404:
+                log.warning("eval run %s: following it at the provider failed: %s", run_id, exc)
+                return  # the run stays as stored; its lease runs out to another round
+            # taken over again and again, it would be looked for forever: it ends, as a run never taken
+            await self._record(run_id, domain.failed_to_start("the voice provider no longer has the run"))
         except Exception as exc:  # noqa: BLE001 - the run stays as stored; its lease runs out to another round
             log.warning("eval run %s: following it at the provider failed: %s", run_id, exc)
         finally:

@@ -236,6 +236,18 @@ async def test_a_run_whose_submission_was_cut_off_is_followed_not_submitted_agai
     assert len(listed) == 2  # nothing submitted again
 
 
+async def test_a_run_the_provider_no_longer_has_ends_failed_when_taken_over(runs, scenarios, business_id, agent_id):
+    """Else each replica taking it over would look for it again, forever."""
+    made = await scenario(scenarios, business_id, agent_id)
+    run_id = await left(runs, made, provider_run_id=new_id(), status="running")
+    with acting_as(Tenant(account_id=new_id(), business_ids=())):
+        assert await taken_over(runs) == 1
+    async with runs.uow.read() as work:
+        [after] = await work.runs.by_ids([run_id])
+    assert (after.status, after.passed, after.ended_reason) == (
+        evals.ENDED, False, "the voice provider no longer has the run")
+
+
 async def taken_over(runs) -> int:
     """`take_over` rounds (as RunClaims makes them) until none takes a run and every run taken has been driven;
     how many were taken."""
