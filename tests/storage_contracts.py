@@ -377,7 +377,8 @@ def eval_run_values(scenario, **values) -> dict:
     """A run of `scenario` as a run request records it (queued), with `values` over it."""
     return {"id": new_id(), "business_id": scenario.business_id, "agent_id": scenario.agent_id,
             "eval_id": scenario.id, "eval_name": scenario.name, "batch_id": None, "trigger": "request",
-            "channel": None, "status": "queued", "results": [], "created_at": AT, "updated_at": AT, **values}
+            "channel": None, "status": "queued", "results": [], "created_at": AT, "updated_at": AT, "lease_token": None,
+            "lease_until": None, "submitting_at": None, **values}  # one shape: rows are added in one executemany
 
 
 class EvalRunsRepositoryContract:
