@@ -388,8 +388,6 @@ class DurableConsumer(Background):
         if self.stream == PROVIDER_STREAM:
             refused = self._unproven(msg)
             if refused is not None:
-                log.warning("consumer %s: a message on %s without the gateway's proof, not applied: %s",
-                            self.durable, msg.subject, refused)
                 await self._give_up(msg, f"without the gateway's proof: {refused}")
                 return None
         try:
