@@ -19,16 +19,20 @@ DELIVERIES = 3
 
 
 @pytest.fixture
-async def impatient_agents(stack):
+async def impatient_agents(stack, api, account):
     """The agents service replaced, on its own port, by one whose consumers give up on a message after
     DELIVERIES deliveries a fifth of a second apart (the stack's own wait CONSUMER_MAX_DELIVER's 20, about 14
-    minutes), its metrics served on a port of its own."""
+    minutes), its metrics served on a port of its own; returned once the gateway reaches it."""
     agents = stack.process("agents")
     stack.stop_process(agents)
     replica = stack.add_replica("agents", f"agents-impatient-{uuid.uuid4().hex[:6]}", {
         "CONSUMER_MAX_DELIVER": str(DELIVERIES), "CONSUMER_RETRY_SECONDS": "0.2", "METRICS_PORT": str(free_port())},
         port=agents.port)
+
+    async def reached():
+        return (await api.request("GET", "/api/v1/agents", key=account["key"]))[0] == 200
     try:
+        await wait_until(reached, "the gateway to reach the new agents replica", timeout=30, interval=0.3)
         yield replica
     finally:
         stack.stop_process(replica)
@@ -36,6 +40,8 @@ async def impatient_agents(stack):
         stack.spawn(agents)
         assert agents.proc is not None and agents.log is not None
         wait_for_port(agents.port, 30, agents.proc, agents.name, agents.log)
+        # the next tests find the stack's own agents service as it was
+        await wait_until(reached, "the gateway to reach the agents service again", timeout=30, interval=0.3)
 
 
 async def held_numbers(api, key) -> list[str]:
