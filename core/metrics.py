@@ -55,6 +55,9 @@ COUNTERS = (
     # providers' HTTP APIs
     ("provider_errors", "switchboard.provider.errors", "{request}",
      "Provider requests that failed (5xx, 429 or no answer)"),
+    # durable consumers: per stream and consumer (core.deadletters)
+    ("dead_letters", "switchboard.dead_letters", "{message}",
+     "Messages a consumer gave up on, stored as dead letters"),
 )
 HISTOGRAMS = (  # in seconds
     ("http_duration", "switchboard.http.duration", "s", "Time the gateway took to answer a request"),
@@ -76,6 +79,7 @@ class Instruments:
     webhook_attempts: Counter
     webhook_failures: Counter
     provider_errors: Counter
+    dead_letters: Counter
     http_duration: Histogram
     rpc_duration: Histogram
     webhook_lag: Histogram

@@ -225,6 +225,11 @@ class Settings(BaseSettings):
     # (unset: the system's trusted CAs).
     nats_seed: Secret = Field(Secret(""), alias="NATS_SEED")
     nats_tls_ca: str = Field("", alias="NATS_TLS_CA")
+    # A durable consumer's deliveries of a message before it gives up on it and stores it as a dead letter
+    # (core.deadletters), and the delay before its first retry, doubled each time up to a minute: 20 deliveries
+    # from 0.5 s span about 14 minutes.
+    consumer_max_deliver: PositiveInt = Field(20, alias="CONSUMER_MAX_DELIVER")
+    consumer_retry_seconds: PositiveFloat = Field(0.5, alias="CONSUMER_RETRY_SECONDS")
     log_level: Annotated[LogLevel, BeforeValidator(str.upper)] = Field("INFO", alias="LOG_LEVEL")
     # Peers whose X-Forwarded-For header is trusted (the load balancer or ingress controller): addresses or ranges.
     trusted_proxies: Annotated[Networks, NoDecode, BeforeValidator(_networks)] = Field((), alias="TRUSTED_PROXIES")
