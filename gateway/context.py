@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import grpc
 from aiohttp import web
 
 from core.bus import EventBus
@@ -20,7 +19,6 @@ class Deps:
     """Everything handlers reach: settings, service stubs, auth, the usage writer."""
 
     settings: Settings
-    channels: dict[str, grpc.aio.Channel]
     clients: dict[str, Client]  # one per service of core.registry, by name
     auth: Authenticator
     usage: UsageWriter

@@ -20,7 +20,9 @@ as its PostgreSQL role (core.db_roles), whose password is the data folder's and 
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import json
 import os
 import secrets
 import signal
@@ -31,9 +33,9 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core import caller, db_roles, nats_auth, registry
+from core import caller, db_roles, nats_auth, registry, rpc
 from core.migrations import upgrade_all
-from core.settings import SECRET_FIELDS, derived_secrets
+from core.settings import SECRET_FIELDS, Settings, derived_secrets
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, stop_processes, wait_for_port
 from providers.messaging.webhooks import INBOUND_PATH
 from providers.payments.webhooks import EVENTS_PATH as PAYMENT_EVENTS_PATH
@@ -136,6 +138,8 @@ class Stack:
             **self.payments_env(),
             **self.x402_env(),
             "METRICS_PORT": "0",  # a process's own when it serves metrics (`metrics`, Process.env)
+            # Nothing here polls readiness to stop sending (core.settings): a short delay, the shutdown's steps kept.
+            "SHUTDOWN_DELAY_SECONDS": os.environ.get("SHUTDOWN_DELAY_SECONDS", "1"),
             **self.extra_env,
         }
         return env
@@ -351,17 +355,44 @@ class Stack:
         self.postgres.restart(down_seconds)
 
     def wait_ready(self, timeout: float) -> None:
+        """Until every running service reaches its database and NATS and every running gateway is ready with its key
+        cache listening (NATS ok): what a test needs before its first request, more than readiness asks
+        (gateway.readiness, core.grpc_server.ProbingHealth)."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
             try:
-                with urllib.request.urlopen(f"{self.base_url}/readyz", timeout=2) as r:
-                    if r.status == 200:
-                        return
+                waiting = [*asyncio.run(self._services_waiting()), *self._gateways_waiting()]
             except Exception as exc:  # noqa: BLE001 - not ready yet
-                last = str(exc)
+                waiting = [str(exc)]
+            if not waiting:
+                return
+            last = ", ".join(waiting)
             time.sleep(0.2)
         raise RuntimeError(f"stack not ready after {timeout:.0f}s ({last}); logs in {self.logs}")
+
+    def _running(self, kinds: set[str]) -> list[Process]:
+        return [p for p in self.processes if KINDS.get(p.module) in kinds and p.proc is not None and p.proc.poll() is None]
+
+    def _gateways_waiting(self) -> list[str]:
+        waiting = []
+        for p in self._running({registry.GATEWAY}):
+            with urllib.request.urlopen(f"http://127.0.0.1:{p.port}/readyz", timeout=2) as r:
+                if r.status != 200 or json.load(r)["nats"] != "ok":
+                    waiting.append(p.name)
+        return waiting
+
+    async def _services_waiting(self) -> list[str]:
+        async def waiting(p: Process) -> bool:
+            env = self.process_env(p)
+            # this process's mutual TLS, if it serves with it
+            settings = Settings.model_validate({name: env.get(name) or None for name in (
+                "GRPC_TLS_CERT", "GRPC_TLS_KEY", "GRPC_TLS_CA")})
+            async with rpc.channel(f"{p.env.get('GRPC_HOST', '127.0.0.1')}:{p.port}", settings) as channel:
+                return await rpc.health(channel, rpc.DEPENDENCIES, timeout=2) != "ok"
+
+        services = self._running({s.name for s in registry.SERVICES})
+        return [p.name for p, late in zip(services, await asyncio.gather(*map(waiting, services)), strict=True) if late]
 
     def process(self, name: str) -> Process:
         return next(p for p in self.processes if p.name == name)
