@@ -20,7 +20,6 @@ as its PostgreSQL role (core.db_roles), whose password is the data folder's and 
 """
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import os
@@ -32,6 +31,10 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from core import caller, db_roles, nats_auth, registry, rpc
 from core.migrations import upgrade_all
@@ -362,7 +365,7 @@ class Stack:
         last = ""
         while time.monotonic() < deadline:
             try:
-                waiting = [*asyncio.run(self._services_waiting()), *self._gateways_waiting()]
+                waiting = [*self._services_waiting(), *self._gateways_waiting()]
             except Exception as exc:  # noqa: BLE001 - not ready yet
                 waiting = [str(exc)]
             if not waiting:
@@ -382,17 +385,25 @@ class Stack:
                     waiting.append(p.name)
         return waiting
 
-    async def _services_waiting(self) -> list[str]:
-        async def waiting(p: Process) -> bool:
+    def _services_waiting(self) -> list[str]:
+        """The running services that do not yet answer their health check with their dependencies ok (a plain
+        channel: this may run inside a test's event loop)."""
+        waiting = []
+        for p in self._running({s.name for s in registry.SERVICES}):
             env = self.process_env(p)
-            # this process's mutual TLS, if it serves with it
-            settings = Settings.model_validate({name: env.get(name) or None for name in (
-                "GRPC_TLS_CERT", "GRPC_TLS_KEY", "GRPC_TLS_CA")})
-            async with rpc.channel(f"{p.env.get('GRPC_HOST', '127.0.0.1')}:{p.port}", settings) as channel:
-                return await rpc.health(channel, rpc.DEPENDENCIES, timeout=2) != "ok"
-
-        services = self._running({s.name for s in registry.SERVICES})
-        return [p.name for p, late in zip(services, await asyncio.gather(*map(waiting, services)), strict=True) if late]
+            tls = Settings.model_validate({name: env.get(name) or None for name in (
+                "GRPC_TLS_CERT", "GRPC_TLS_KEY", "GRPC_TLS_CA")}).grpc_tls()  # its mutual TLS, if it serves with it
+            address = f"{p.env.get('GRPC_HOST', '127.0.0.1')}:{p.port}"
+            with (grpc.insecure_channel(address) if tls is None else grpc.secure_channel(
+                    address, grpc.ssl_channel_credentials(tls.ca, tls.key, tls.cert))) as channel:
+                stub: Any = health_pb2_grpc.HealthStub(channel)  # its type stubs declare no methods
+                try:
+                    reply = stub.Check(health_pb2.HealthCheckRequest(service=rpc.DEPENDENCIES), timeout=2)
+                except grpc.RpcError:
+                    reply = None
+            if reply is None or reply.status != health_pb2.HealthCheckResponse.SERVING:
+                waiting.append(p.name)
+        return waiting
 
     def process(self, name: str) -> Process:
         return next(p for p in self.processes if p.name == name)

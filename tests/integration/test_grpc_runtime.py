@@ -202,7 +202,7 @@ async def test_without_its_database_a_service_is_live_and_ready_and_its_dependen
 async def test_on_sigterm_a_service_is_unready_at_once_serves_through_its_delay_then_exits(stack):
     """Readiness NOT_SERVING at once (liveness still SERVING), calls still answered for SHUTDOWN_DELAY_SECONDS,
     then a clean exit."""
-    delay = 3.0
+    delay = 5.0
     replica = await asyncio.to_thread(stack.add_replica, "accounts", f"accounts-draining-{uuid.uuid4().hex[:6]}",
                                       {"SHUTDOWN_DELAY_SECONDS": str(delay)})
     try:

@@ -96,7 +96,7 @@ async def test_a_stopped_service_shows_in_the_health_not_in_the_gateways_readine
 
 async def test_on_sigterm_a_gateway_is_unready_at_once_serves_through_its_delay_then_exits(api, account, stack):
     """/readyz 503 at once, every route still answered for SHUTDOWN_DELAY_SECONDS, then a clean exit."""
-    delay = 3.0
+    delay = 5.0
     replica = await asyncio.to_thread(stack.add_gateway, f"gateway-draining-{uuid.uuid4().hex[:6]}",
                                       {"SHUTDOWN_DELAY_SECONDS": str(delay)})
     draining = Api(api.session, f"http://127.0.0.1:{replica.port}")
