@@ -1,9 +1,10 @@
 """Bootstrap shared by every process of core.registry: services and their background workers.
 
 `serve` builds the runtime (engine, raw pool, event bus, outbox relay), adds the
-service's servicer (wrapped by core.interceptors), health checking (ProbingHealth) and, on the local stack only, reflection (elsewhere it would list every method to anyone who can reach
-the port), serves (with mutual TLS when GRPC_TLS_* name certificates, and the health check alone in plaintext on
-GRPC_HEALTH_PORT when set, for the kubelet's probes), and on SIGTERM/SIGINT shuts down
+service's servicer (wrapped by core.interceptors), health checking (ProbingHealth) and, on the local stack only,
+reflection (elsewhere it would list every method to anyone who can reach the port), serves (with mutual TLS when
+GRPC_TLS_* name certificates, and the health check alone in plaintext on GRPC_HEALTH_PORT when set, for the
+kubelet's probes), and on SIGTERM/SIGINT shuts down
 gracefully: readiness NOT_SERVING at once, serving on for SHUTDOWN_DELAY_SECONDS, then new calls refused and those in
 flight given the longest deadline of the service's rpcs, then stop (the components in reverse order), dispose.
 A worker is the same process without a servicer: its `build(runtime)` starts components with `runtime.run`
@@ -146,6 +147,7 @@ def observe(runtime: Runtime, outbox_table: sa.Table | None, instruments: metric
 
 LIVENESS = "liveness"
 DEPENDENCIES = rpc.DEPENDENCIES
+
 
 class CostsServicer(costs_pb2_grpc.CostsServicer):
     """What tagged requests cost in this process (core.costs); served only where counting is on."""

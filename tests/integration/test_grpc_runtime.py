@@ -52,6 +52,7 @@ async def serving(stack, monkeypatch, database_url=None):
     monkeypatch.setenv("DATABASE_URL", database_url or stack.database_url)
     monkeypatch.setenv("NATS_URL", stack.nats_url)
     monkeypatch.setenv("SWITCHBOARD_ENV", "local")
+    monkeypatch.setenv("SHUTDOWN_DELAY_SECONDS", "0")  # stopped by the test alone
     monkeypatch.setenv("SWITCHBOARD_SECRET_KEY", stack.env()["SWITCHBOARD_SECRET_KEY"])  # its callers' keys
     stop = asyncio.Event()
     task = asyncio.create_task(serve("accounts-test", port, settings.load(), build, service=registry.service("accounts"),
