@@ -285,9 +285,10 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     await stop.wait()
 
     # Unready first (callers and load balancers stop sending), serving on meanwhile; then new calls are refused and
-    # those in flight may take their deadline (liveness stays SERVING: a draining process is alive).
+    # those in flight may take their deadline. Liveness stays SERVING (a draining process is alive), and so does
+    # DEPENDENCIES: the platform's health asks one replica of the service, and one leaving degrades nothing.
     log.info("%s shutting down: unready, serving %.0f s more", name, settings.shutdown_delay_seconds)
-    for svc in ("", DEPENDENCIES, *service_names):
+    for svc in ("", *service_names):
         await health.set(svc, health_pb2.HealthCheckResponse.NOT_SERVING)
     await asyncio.sleep(settings.shutdown_delay_seconds)
     log.info("%s draining", name)
