@@ -248,7 +248,7 @@ async def take_costs(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    report = check_ready(request.app, deps(request))
+    report = await check_ready(request.app, deps(request), services="services" in request.query)
     return web.json_response(report, status=200 if report["ready"] else 503)
 
 
@@ -308,7 +308,7 @@ def _lifecycle(settings: Settings) -> Callable[[web.Application], AsyncIterator[
         recordings = calls.recording_client(settings)
         limiter = SharedTokenBuckets(settings.key_rate_limit_per_minute)
         sharing = LimitSharing(limiter, settings.key_rate_limit_share_seconds)
-        app[DEPS] = Deps(settings=settings, clients=clients, auth=auth, usage=usage,
+        app[DEPS] = Deps(settings=settings, channels=channels, clients=clients, auth=auth, usage=usage,
                          limiter=limiter, bus=bus, recordings=recordings)
         attach = asyncio.create_task(_attach_to_nats(bus, auth, sharing))
         yield

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import grpc
 from aiohttp import web
 
 from core.bus import EventBus
@@ -19,6 +20,7 @@ class Deps:
     """Everything handlers reach: settings, service stubs, auth, the usage writer."""
 
     settings: Settings
+    channels: dict[str, grpc.aio.Channel]  # one per service, its clients' (the /readyz?services report)
     clients: dict[str, Client]  # one per service of core.registry, by name
     auth: Authenticator
     usage: UsageWriter

@@ -3,14 +3,18 @@ started and is not shutting down (gateway.serving). A service or NATS that is do
 it, each with a clear 503, and every replica shares them: taking every replica out of the Ingress for it would refuse
 every request, those that need nothing down included. What is down shows in the platform's health (GET
 /api/v1/health: the sdr service's report beside this replica's queue, `nats_status`) instead; `nats` is in the
-answer for information only (the local stack waits for it before its tests: a replica's key cache then listens)."""
+answer for information only, and with `?services` each service's health with its dependencies as this replica's
+channels reach it (core.rpc.health): the local stack waits for both before its tests (a replica's key cache then
+listens, and its channels are connected)."""
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 
+from core import rpc
 from gateway.context import Deps
 
 
@@ -29,6 +33,11 @@ def nats_status(deps: Deps) -> str:
     return "ok" if deps.bus.is_connected and deps.auth.listening else "unreachable"
 
 
-def check_ready(app: web.Application, deps: Deps) -> dict[str, Any]:
+async def check_ready(app: web.Application, deps: Deps, *, services: bool = False) -> dict[str, Any]:
     draining = app[SHUTDOWN].draining
-    return {"ready": not draining, "draining": draining, "nats": nats_status(deps)}
+    report: dict[str, Any] = {"ready": not draining, "draining": draining, "nats": nats_status(deps)}
+    if services:
+        names = list(deps.channels)
+        statuses = await asyncio.gather(*(rpc.health(deps.channels[n], rpc.DEPENDENCIES) for n in names))
+        report["services"] = dict(zip(names, statuses, strict=True))
+    return report

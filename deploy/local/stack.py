@@ -31,14 +31,10 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-from core import caller, db_roles, nats_auth, registry, rpc
+from core import caller, db_roles, nats_auth, registry
 from core.migrations import upgrade_all
-from core.settings import SECRET_FIELDS, Settings, derived_secrets
+from core.settings import SECRET_FIELDS, derived_secrets
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, stop_processes, wait_for_port
 from providers.messaging.webhooks import INBOUND_PATH
 from providers.payments.webhooks import EVENTS_PATH as PAYMENT_EVENTS_PATH
@@ -358,14 +354,14 @@ class Stack:
         self.postgres.restart(down_seconds)
 
     def wait_ready(self, timeout: float) -> None:
-        """Until every running service reaches its database and NATS and every running gateway is ready with its key
-        cache listening (NATS ok): what a test needs before its first request, more than readiness asks
-        (gateway.readiness, core.grpc_server.ProbingHealth)."""
+        """Until every running gateway is ready, its key cache listening (NATS ok) and its channels to every service
+        connected, each service reaching its database and NATS: what a test needs before its first request, more
+        than readiness asks (gateway.readiness)."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
             try:
-                waiting = [*self._services_waiting(), *self._gateways_waiting()]
+                waiting = self._gateways_waiting()
             except Exception as exc:  # noqa: BLE001 - not ready yet
                 waiting = [str(exc)]
             if not waiting:
@@ -374,35 +370,16 @@ class Stack:
             time.sleep(0.2)
         raise RuntimeError(f"stack not ready after {timeout:.0f}s ({last}); logs in {self.logs}")
 
-    def _running(self, kinds: set[str]) -> list[Process]:
-        return [p for p in self.processes if KINDS.get(p.module) in kinds and p.proc is not None and p.proc.poll() is None]
-
     def _gateways_waiting(self) -> list[str]:
+        """The stack's own gateways that run and are not yet ready with NATS ok and every service reached, its
+        dependencies ok."""
         waiting = []
-        for p in self._running({registry.GATEWAY}):
-            with urllib.request.urlopen(f"http://127.0.0.1:{p.port}/readyz", timeout=2) as r:
-                if r.status != 200 or json.load(r)["nats"] != "ok":
-                    waiting.append(p.name)
-        return waiting
-
-    def _services_waiting(self) -> list[str]:
-        """The running services that do not yet answer their health check with their dependencies ok (a plain
-        channel: this may run inside a test's event loop)."""
-        waiting = []
-        for p in self._running({s.name for s in registry.SERVICES}):
-            env = self.process_env(p)
-            tls = Settings.model_validate({name: env.get(name) or None for name in (
-                "GRPC_TLS_CERT", "GRPC_TLS_KEY", "GRPC_TLS_CA")}).grpc_tls()  # its mutual TLS, if it serves with it
-            address = f"{p.env.get('GRPC_HOST', '127.0.0.1')}:{p.port}"
-            with (grpc.insecure_channel(address) if tls is None else grpc.secure_channel(
-                    address, grpc.ssl_channel_credentials(tls.ca, tls.key, tls.cert))) as channel:
-                stub: Any = health_pb2_grpc.HealthStub(channel)  # its type stubs declare no methods
-                try:
-                    reply = stub.Check(health_pb2.HealthCheckRequest(service=rpc.DEPENDENCIES), timeout=2)
-                except grpc.RpcError:
-                    reply = None
-            if reply is None or reply.status != health_pb2.HealthCheckResponse.SERVING:
-                waiting.append(p.name)
+        for p in self.pools.get(registry.GATEWAY, []):
+            if p.proc is not None and p.proc.poll() is None:
+                with urllib.request.urlopen(f"http://127.0.0.1:{p.port}/readyz?services", timeout=5) as r:
+                    report = json.load(r)
+                if not (report["ready"] and report["nats"] == "ok" and set(report["services"].values()) == {"ok"}):
+                    waiting.append(f"{p.name}: {report}")
         return waiting
 
     def process(self, name: str) -> Process:
