@@ -123,11 +123,13 @@ class CpuMeter:
         return f"    CPU ms per {unit}: " + ", ".join(f"{part} {ms:.2f}" for ms, part in reversed(spent) if ms >= 0.01)
 
 
-def with_stack(name: str, run: Callable[[Stack], Coroutine[Any, Any, int]], env: dict[str, str] | None = None) -> int:
-    """Start a stack (with `env` on top of BENCH_ENV), run `run(stack)` on a new event loop, stop the stack;
-    returns run's exit status."""
+def with_stack(name: str, run: Callable[[Stack], Coroutine[Any, Any, int]], env: dict[str, str] | None = None, *,
+               replicas: int = 1) -> int:
+    """Start a stack (with `env` on top of BENCH_ENV; `replicas` of each process), run `run(stack)` on a new event
+    loop, stop the stack; returns run's exit status."""
     home = Path(tempfile.mkdtemp(prefix=f"switchboard-bench-{name}-"))
-    stack = Stack(home=home, http_port=free_port(), durable=False, extra_env={**BENCH_ENV, **(env or {})})
+    stack = Stack(home=home, http_port=free_port(), durable=False, extra_env={**BENCH_ENV, **(env or {})},
+                  replicas=replicas)
     finished = False
     try:
         print(f"starting the embedded stack in {home} ...", flush=True)

@@ -42,6 +42,11 @@ def of_rpc(name: str) -> float:
     return declared(found.descriptor().methods_by_name[method])
 
 
+def longest(service: registry.Service) -> float:
+    """The longest deadline of the service's rpcs: what a call in flight may still need when the service stops."""
+    return max(declared(method) for method in service.descriptor().methods)
+
+
 def time_left() -> float | None:
     """Seconds left of the request being served (negative once past), or None without a budget."""
     until = _until.get()

@@ -1,11 +1,12 @@
 """Bootstrap shared by every process of core.registry: services and their background workers.
 
 `serve` builds the runtime (engine, raw pool, event bus, outbox relay), adds the
-service's servicer (wrapped by core.interceptors), health checking (which probes the database and NATS on
-every Check) and, on the local stack only, reflection (elsewhere it would list every method to anyone who can reach
-the port), serves (with mutual TLS when GRPC_TLS_* name certificates, and the health check alone in plaintext on
-GRPC_HEALTH_PORT when set, for the kubelet's probes), and on SIGTERM/SIGINT shuts down
-gracefully: health NOT_SERVING, drain in-flight calls, stop (the components in reverse order), dispose.
+service's servicer (wrapped by core.interceptors), health checking (ProbingHealth) and, on the local stack only,
+reflection (elsewhere it would list every method to anyone who can reach the port), serves (with mutual TLS when
+GRPC_TLS_* name certificates, and the health check alone in plaintext on GRPC_HEALTH_PORT when set, for the
+kubelet's probes), and on SIGTERM/SIGINT shuts down
+gracefully: readiness NOT_SERVING at once, serving on for SHUTDOWN_DELAY_SECONDS, then new calls refused and those in
+flight given the longest deadline of the service's rpcs, then stop (the components in reverse order), dispose.
 A worker is the same process without a servicer: its `build(runtime)` starts components with `runtime.run`
 and it serves health alone, so Kubernetes probes it like any service.
 
@@ -33,7 +34,7 @@ from grpc_reflection.v1alpha import reflection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import bus as bus_module
-from core import caller, costs, logs, metrics, registry, rpc, telemetry, uow
+from core import caller, costs, deadlines, logs, metrics, registry, rpc, telemetry, uow
 from core import settings as settings_module
 from core.background import Background
 from core.bus import BatchHandler, DurableConsumer, EventBus, Handler
@@ -51,8 +52,6 @@ Closable = TypeVar("Closable", bound="_HasClose")
 
 class _HasClose(Protocol):
     async def close(self) -> None: ...
-
-GRACE_SECONDS = 10.0
 
 
 @dataclass
@@ -122,7 +121,7 @@ class Runtime:
 
     def channel(self, service: str) -> grpc.aio.Channel:
         """A channel to a registered service (this one too), closed at shutdown: for what no service's stub calls,
-        such as the standard health check (core.rpc.readiness)."""
+        such as the standard health check (core.rpc.health)."""
         self._reachable(service)
         channel = rpc.channel(self.settings.addresses[service], self.settings)
         self.on_stop.append(channel.close)
@@ -150,6 +149,7 @@ def observe(runtime: Runtime, outbox_table: sa.Table | None, instruments: metric
 
 
 LIVENESS = "liveness"
+DEPENDENCIES = rpc.DEPENDENCIES
 
 
 class CostsServicer(costs_pb2_grpc.CostsServicer):
@@ -160,9 +160,13 @@ class CostsServicer(costs_pb2_grpc.CostsServicer):
 
 
 class ProbingHealth(HealthServicer):
-    """Standard health service. Checking the "" service (readiness) also verifies that the database
-    and NATS are reachable; checking "liveness" only says the process serves (a database outage
-    must not get every replica restarted)."""
+    """Standard health service under three names. "" is readiness, the kubelet's readiness probe: the process has
+    started and is not shutting down; it needs nothing else, since each of its calls reaches the database or NATS
+    itself and fails alone with a clear error when they are down, and every replica shares them: a database outage
+    taking every replica out of its Service would only turn those errors into refused connections. "liveness", the
+    liveness probe, says the process answers, and stays SERVING while it drains. "dependencies" also checks, at
+    each Check, that the database and NATS are reachable: the platform's health (GET /api/v1/health) reports it,
+    no probe asks it."""
 
     def __init__(self, runtime: Runtime) -> None:
         super().__init__()
@@ -172,7 +176,7 @@ class ProbingHealth(HealthServicer):
                     context: grpc.aio.ServicerContext[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse],
                     ) -> health_pb2.HealthCheckResponse:
         reply = await super().Check(request, context)
-        if reply.status != health_pb2.HealthCheckResponse.SERVING or request.service == LIVENESS:
+        if reply.status != health_pb2.HealthCheckResponse.SERVING or request.service != DEPENDENCIES:
             return reply
         try:
             async with asyncio.timeout(2.0):
@@ -272,7 +276,7 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     listen(server, name, port, settings)
     await server.start()
     probes = await serve_probes(health, name, settings) if settings.grpc_health_port else None
-    for svc in ("", LIVENESS, *service_names):
+    for svc in ("", LIVENESS, DEPENDENCIES, *service_names):
         await health.set(svc, health_pb2.HealthCheckResponse.SERVING)
     log.info("%s serving gRPC on port %s%s", name, port, " with mutual TLS" if settings.grpc_tls_cert else "")
 
@@ -283,9 +287,15 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
 
-    log.info("%s shutting down", name)
-    await health.enter_graceful_shutdown()
-    await server.stop(GRACE_SECONDS)
+    # Unready first (callers and load balancers stop sending), serving on meanwhile; then new calls are refused and
+    # those in flight may take their deadline. Liveness stays SERVING (a draining process is alive), and so does
+    # DEPENDENCIES: the platform's health asks one replica of the service, and one leaving degrades nothing.
+    log.info("%s shutting down: unready, serving %.0f s more", name, settings.shutdown_delay_seconds)
+    for svc in ("", *service_names):
+        await health.set(svc, health_pb2.HealthCheckResponse.NOT_SERVING)
+    await asyncio.sleep(settings.shutdown_delay_seconds)
+    log.info("%s draining", name)
+    await server.stop(deadlines.longest(service) if service is not None else 0)
     if probes is not None:
         await probes.stop(None)
     for hook in reversed(runtime.on_stop):

@@ -74,12 +74,17 @@ def channel(address: str, settings: Settings) -> grpc.aio.Channel:
     return grpc.aio.secure_channel(address, credentials, options=options)
 
 
-async def readiness(channel: grpc.aio.Channel, timeout: float = 3.0) -> str:
-    """A service's readiness as its standard gRPC health check answers (service "": it serves and reaches its
-    database and NATS): ok, not_serving, or unreachable."""
+# The health check's name under which a process also reports its database and NATS reachable (a readiness probe
+# asks "": the process alone; core.grpc_server.ProbingHealth).
+DEPENDENCIES = "dependencies"
+
+
+async def health(channel: grpc.aio.Channel, service: str = "", timeout: float = 3.0) -> str:
+    """A process's answer to the standard gRPC health check of `service` ("": it has started and is not shutting
+    down; DEPENDENCIES: and it reaches its database and NATS): ok, not_serving, or unreachable."""
     stub: Any = health_pb2_grpc.HealthStub(channel)  # its type stubs declare no methods
     try:
-        reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=timeout)
+        reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout)
     except Exception:  # noqa: BLE001 - unreachable is a status, not an error
         return "unreachable"
     return "ok" if reply.status == health_pb2.HealthCheckResponse.SERVING else "not_serving"

@@ -282,6 +282,12 @@ class Settings(BaseSettings):
     grpc_keepalive_seconds: PositiveFloat = Field(30.0, alias="GRPC_KEEPALIVE_SECONDS")
     grpc_keepalive_timeout_seconds: PositiveFloat = Field(10.0, alias="GRPC_KEEPALIVE_TIMEOUT_SECONDS")
     grpc_min_ping_interval_seconds: PositiveFloat = Field(15.0, alias="GRPC_MIN_PING_INTERVAL_SECONDS")
+    # Shutting down (core.grpc_server.serve, gateway.serving): on SIGTERM a process reports unready at once and
+    # goes on serving, new requests too, for SHUTDOWN_DELAY_SECONDS, while whatever routes to it (a load balancer
+    # polling readiness, the local stack's callers) stops sending; then it refuses new requests and lets those in
+    # flight finish within their deadlines. On Kubernetes the pod's preStop hook sleeps this default before the
+    # SIGTERM instead (deploy/generate.py), while endpoints drop the terminating pod, and the ConfigMap sets 0.
+    shutdown_delay_seconds: NonNegativeFloat = Field(5.0, alias="SHUTDOWN_DELAY_SECONDS")
     # Count what each request tagged with X-Cost-Tag costs (core.costs); the test stack turns it on.
     count_costs: bool = Field(False, alias="SWITCHBOARD_COUNT_COSTS")
     # The voice-AI provider (its public REST API; the local stack points it at the simulator).

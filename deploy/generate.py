@@ -1,7 +1,8 @@
 """`python -m deploy.generate`: write the deployment files that follow from core.registry.
 
-- `deploy/k8s/base/services.generated.yaml`: a Deployment (native gRPC probes: readiness "" checks PostgreSQL
-  and NATS, liveness "liveness" only the process; of the Secret `switchboard-secrets`, only the keys the process
+- `deploy/k8s/base/services.generated.yaml`: a Deployment (native gRPC probes: readiness "" that the process has
+  started and is not shutting down, liveness "liveness" that it answers; the preStop hook and termination grace
+  period of deploy.workloads.pod_spec; of the Secret `switchboard-secrets`, only the keys the process
   reads, core.registry.SECRETS; the shared hardening of deploy.workloads) with its ServiceAccount and
   PodDisruptionBudget for every service and worker, a HorizontalPodAutoscaler for a worker with `max_replicas`, a
   headless Service for every service, and the ConfigMap `switchboard-services` with every service's address (a
@@ -29,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from core import db_roles, nats_auth, registry, settings
+from core import db_roles, deadlines, nats_auth, registry, settings
 from deploy import workloads
 
 DEPLOY = Path(__file__).resolve().parent
@@ -103,8 +104,18 @@ def _deployment(p: registry.Service | registry.Worker) -> dict[str, Any]:
     return {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": p.name, "labels": _labels(p.name)},
         "spec": {**replicas, "selector": {"matchLabels": _labels(p.name)}, "template": {
-            "metadata": workloads.pod_metadata(p.name), "spec": workloads.pod_spec(p.name, container)}},
+            "metadata": workloads.pod_metadata(p.name), "spec": workloads.pod_spec(p.name, container,
+                                                                                   drain_seconds(p))}},
     }
+
+
+def drain_seconds(p: registry.Service | registry.Worker) -> float:
+    """How long the process's calls in flight may take once it stops taking new ones: a service's, the longest
+    deadline of its rpcs (core.grpc_server.serve waits that long); a worker's, the longest of any rpc (what it is
+    doing is waiting on one)."""
+    if isinstance(p, registry.Service):
+        return deadlines.longest(p)
+    return max(deadlines.longest(s) for s in registry.SERVICES)
 
 
 def _max_replicas(p: registry.Service | registry.Worker) -> int | None:

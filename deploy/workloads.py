@@ -8,15 +8,26 @@ hand, and tests/unit/test_k8s_manifests.py holds every rendered pod to them):
 - spread across nodes (topologySpreadConstraints on the hostname, ScheduleAnyway: a small cluster still schedules);
 - a PodDisruptionBudget (one pod at a time may be evicted: a drain never takes a process away entirely), and for a
   process that scales on CPU a HorizontalPodAutoscaler;
-- Prometheus scraping annotations for the `metrics` port (METRICS_PORT).
+- Prometheus scraping annotations for the `metrics` port (METRICS_PORT);
+- a graceful stop (`stopping`): a preStop hook that sleeps PRESTOP_SECONDS, and a termination grace period that
+  covers it, the process's drain and its stop.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
+
+from core.settings import Settings
 
 METRICS_PORT = 9464  # each process's /metrics (env METRICS_PORT)
 TMP = "/tmp"  # an emptyDir of the pod's own
 CPU_TARGET_PERCENT = 70  # of the CPU request, on average over the pods
+# Stopping a pod: the kubelet runs the preStop hook, a sleep of SHUTDOWN_DELAY_SECONDS' default (core.settings),
+# while the terminating pod leaves its Services' endpoints and the Ingress's and still serves whatever reaches it;
+# then it sends SIGTERM, and the process (whose delay the ConfigMap sets to 0: the hook has waited) refuses new
+# requests and gives those in flight their deadline (its drain); then its components stop, within STOP_SECONDS.
+PRESTOP_SECONDS: int = math.ceil(Settings.model_fields["shutdown_delay_seconds"].default)
+STOP_SECONDS = 5
 
 
 def labels(name: str) -> dict[str, Any]:
@@ -51,12 +62,24 @@ def container_security() -> dict[str, Any]:
     return {"allowPrivilegeEscalation": False, "readOnlyRootFilesystem": True, "capabilities": {"drop": ["ALL"]}}
 
 
-def pod_spec(name: str, container: dict[str, Any]) -> dict[str, Any]:
-    """A long-running process's pod: `container` gets the hardening, the /tmp mount and the metrics port."""
+def prestop() -> dict[str, Any]:
+    return {"preStop": {"exec": {"command": ["sleep", str(PRESTOP_SECONDS)]}}}
+
+
+def grace_seconds(drain_seconds: float) -> int:
+    """The pod's termination grace period: the preStop sleep, then the process's drain (the longest deadline of a
+    request in flight) and its stop."""
+    return PRESTOP_SECONDS + math.ceil(drain_seconds) + STOP_SECONDS
+
+
+def pod_spec(name: str, container: dict[str, Any], drain_seconds: float) -> dict[str, Any]:
+    """A long-running process's pod: `container` gets the hardening, the /tmp mount, the metrics port and the
+    preStop hook; the pod the grace period of a process whose drain takes `drain_seconds`."""
     container = {**container, "securityContext": container_security(),
                  "ports": [*container.get("ports", []), {"name": "metrics", "containerPort": METRICS_PORT}],
-                 "volumeMounts": [{"name": "tmp", "mountPath": TMP}]}
-    return {"serviceAccountName": name, "automountServiceAccountToken": False, "terminationGracePeriodSeconds": 30,
+                 "volumeMounts": [{"name": "tmp", "mountPath": TMP}], "lifecycle": prestop()}
+    return {"serviceAccountName": name, "automountServiceAccountToken": False,
+            "terminationGracePeriodSeconds": grace_seconds(drain_seconds),
             "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
             "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
                                            "whenUnsatisfiable": "ScheduleAnyway",

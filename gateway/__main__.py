@@ -1,10 +1,10 @@
-"""`python -m gateway`: serve the public HTTP API."""
+"""`python -m gateway`: serve the public HTTP API until SIGTERM (gateway.serving)."""
+import asyncio
 import logging
-
-from aiohttp import web
 
 from core import logs, metrics, settings, telemetry
 from gateway.app import build_app
+from gateway.serving import serve
 
 if __name__ == "__main__":
     cfg = settings.load("gateway")
@@ -18,5 +18,4 @@ if __name__ == "__main__":
     except ImportError:
         pass
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
-    web.run_app(build_app(cfg), host=cfg.http_host, port=cfg.http_port, print=None, shutdown_timeout=10,
-                access_log=None)
+    asyncio.run(serve(build_app(cfg), cfg))

@@ -40,7 +40,7 @@ from gateway.dashboard.session_cookie import session_token
 from gateway.errors import error_response, from_service_error, lacks_scope, timed_out
 from gateway.publiclimits import AddressLimits
 from gateway.ratelimit import retry_after_header
-from gateway.readiness import check_ready
+from gateway.readiness import SHUTDOWN, Shutdown, check_ready
 from gateway.route import CSRF_HEADER, KEY, SESSION, RequestContext, Route
 from gateway.route_table import all_routes
 from gateway.routes import calls
@@ -248,7 +248,7 @@ async def take_costs(request: web.Request) -> web.Response:
 
 
 async def readyz(request: web.Request) -> web.Response:
-    report = await check_ready(deps(request))
+    report = await check_ready(request.app, deps(request), services="services" in request.query)
     return web.json_response(report, status=200 if report["ready"] else 503)
 
 
@@ -260,6 +260,7 @@ def build_app(settings: Settings) -> web.Application:
         app.middlewares.append(request_metrics.middleware(instruments))
     app.middlewares.append(AddressLimits(settings, routes).middleware())  # what anyone may call, per address
     app[ROUTE_TABLE] = routes
+    app[SHUTDOWN] = Shutdown()
     # All methods of a path on one aiohttp resource, wherever they stand in the table (a path split over
     # two resources would answer 405 for the methods of the second).
     for path in dict.fromkeys(r.path for r in routes):
@@ -298,7 +299,7 @@ def _lifecycle(settings: Settings) -> Callable[[web.Application], AsyncIterator[
         for service in registry.SERVICES:
             clients[service.name], channels[service.name] = rpc.connect(service.name, settings)
         # Usage batches get their own connection: a large message on the request channel would hold
-        # requests behind it in HTTP/2 flow control. (Not in `channels`: readiness probes each service once.)
+        # requests behind it in HTTP/2 flow control.
         usage_client, usage_channel = rpc.connect("accounts", settings)
         usage = UsageWriter(usage_client)
         usage.start()
@@ -328,5 +329,5 @@ async def _attach_to_nats(bus: EventBus, auth: Authenticator, sharing: LimitShar
     bus.start()
     while not await bus.wait_connected(5.0):
         log.warning("gateway: NATS not reachable yet; key cache disabled and rate limit per replica until it is")
-    await sharing.attach(bus.connection)  # first: a gateway is ready (gateway.readiness) once the key cache listens
+    await sharing.attach(bus.connection)  # first: NATS is ok (gateway.readiness) once the key cache listens
     await auth.attach(bus.connection)

@@ -20,7 +20,7 @@ class Deps:
     """Everything handlers reach: settings, service stubs, auth, the usage writer."""
 
     settings: Settings
-    channels: dict[str, grpc.aio.Channel]
+    channels: dict[str, grpc.aio.Channel]  # one per service, its clients' (the /readyz?services report)
     clients: dict[str, Client]  # one per service of core.registry, by name
     auth: Authenticator
     usage: UsageWriter

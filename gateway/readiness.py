@@ -1,13 +1,31 @@
-"""The gateway's readiness (/readyz): its NATS connection and every backing service (whose health check probes its
-database), probed directly. The platform's health (/api/v1/health) is the sdr service's (services.sdr.health_service)
-beside the gateway's own queue (`nats_status`)."""
+"""The gateway's readiness (/readyz): whether this replica can serve, for which it needs nothing but itself: it has
+started and is not shutting down (gateway.serving). A service or NATS that is down fails only the requests that need
+it, each with a clear 503, and every replica shares them: taking every replica out of the Ingress for it would refuse
+every request, those that need nothing down included. What is down shows in the platform's health (GET
+/api/v1/health: the sdr service's report beside this replica's queue, `nats_status`) instead; `nats` is in the
+answer for information only, and with `?services` each service's health with its dependencies as this replica's
+channels reach it (core.rpc.health): the local stack waits for both before its tests (a replica's key cache then
+listens, and its channels are connected)."""
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import Any
 
-from core.rpc import readiness
+from aiohttp import web
+
+from core import rpc
 from gateway.context import Deps
+
+
+@dataclass
+class Shutdown:
+    """Set by gateway.serving on SIGTERM: the replica still serves every route, but reports unready."""
+
+    draining: bool = False
+
+
+SHUTDOWN = web.AppKey("shutdown", Shutdown)
 
 
 def nats_status(deps: Deps) -> str:
@@ -15,12 +33,11 @@ def nats_status(deps: Deps) -> str:
     return "ok" if deps.bus.is_connected and deps.auth.listening else "unreachable"
 
 
-async def check_ready(deps: Deps) -> dict[str, Any]:
-    names = list(deps.channels)
-    statuses = await asyncio.gather(*(readiness(deps.channels[n]) for n in names))
-    services = dict(zip(names, statuses, strict=True))
-    nats = nats_status(deps)
-    # A service reports SERVING only when its own database and NATS probes pass.
-    database = "ok" if all(s == "ok" for s in statuses) else "unknown"
-    ready = nats == "ok" and all(s == "ok" for s in statuses)
-    return {"ready": ready, "nats": nats, "database": database, "services": services}
+async def check_ready(app: web.Application, deps: Deps, *, services: bool = False) -> dict[str, Any]:
+    draining = app[SHUTDOWN].draining
+    report: dict[str, Any] = {"ready": not draining, "draining": draining, "nats": nats_status(deps)}
+    if services:
+        names = list(deps.channels)
+        statuses = await asyncio.gather(*(rpc.health(deps.channels[n], rpc.DEPENDENCIES) for n in names))
+        report["services"] = dict(zip(names, statuses, strict=True))
+    return report

@@ -21,6 +21,7 @@ as its PostgreSQL role (core.db_roles), whose password is the data folder's and 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import secrets
 import signal
@@ -136,6 +137,8 @@ class Stack:
             **self.payments_env(),
             **self.x402_env(),
             "METRICS_PORT": "0",  # a process's own when it serves metrics (`metrics`, Process.env)
+            # Nothing here polls readiness to stop sending (core.settings): a short delay, the shutdown's steps kept.
+            "SHUTDOWN_DELAY_SECONDS": os.environ.get("SHUTDOWN_DELAY_SECONDS", "1"),
             **self.extra_env,
         }
         return env
@@ -351,17 +354,33 @@ class Stack:
         self.postgres.restart(down_seconds)
 
     def wait_ready(self, timeout: float) -> None:
+        """Until every running gateway is ready, its key cache listening (NATS ok) and its channels to every service
+        connected, each service reaching its database and NATS: what a test needs before its first request, more
+        than readiness asks (gateway.readiness)."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
             try:
-                with urllib.request.urlopen(f"{self.base_url}/readyz", timeout=2) as r:
-                    if r.status == 200:
-                        return
+                waiting = self._gateways_waiting()
             except Exception as exc:  # noqa: BLE001 - not ready yet
-                last = str(exc)
+                waiting = [str(exc)]
+            if not waiting:
+                return
+            last = ", ".join(waiting)
             time.sleep(0.2)
         raise RuntimeError(f"stack not ready after {timeout:.0f}s ({last}); logs in {self.logs}")
+
+    def _gateways_waiting(self) -> list[str]:
+        """The stack's own gateways that run and are not yet ready with NATS ok and every service reached, its
+        dependencies ok."""
+        waiting = []
+        for p in self.pools.get(registry.GATEWAY, []):
+            if p.proc is not None and p.proc.poll() is None:
+                with urllib.request.urlopen(f"http://127.0.0.1:{p.port}/readyz?services", timeout=5) as r:
+                    report = json.load(r)
+                if not (report["ready"] and report["nats"] == "ok" and set(report["services"].values()) == {"ok"}):
+                    waiting.append(f"{p.name}: {report}")
+        return waiting
 
     def process(self, name: str) -> Process:
         return next(p for p in self.processes if p.name == name)

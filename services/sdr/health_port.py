@@ -18,8 +18,8 @@ PROVIDERS = ("voice", "messaging", "payments")
 
 class HealthSources(Protocol):
     async def readiness(self, service: str) -> str:
-        """The registered service's readiness: ok, not_serving (it cannot reach its database or NATS) or
-        unreachable."""
+        """The registered service's health with its dependencies: ok, not_serving (it cannot reach its database or
+        NATS, or it is shutting down) or unreachable."""
 
     async def provider(self, kind: str) -> str:
         """The status of the `kind` provider (PROVIDERS) as the service that uses it reports it: ok, unreachable,
@@ -38,7 +38,7 @@ class GrpcHealthSources:
             "payments": lambda: accounts.CheckPaymentsProvider(accounts_pb2.CheckPaymentsProviderRequest())}
 
     async def readiness(self, service: str) -> str:
-        return await rpc.readiness(self._channels[service])
+        return await rpc.health(self._channels[service], rpc.DEPENDENCIES)
 
     async def provider(self, kind: str) -> str:
         try:

@@ -134,10 +134,10 @@ async def test_revocation_reaches_every_gateway_replica(api, account, stack):
     replica = stack.add_gateway(f"gateway-{uuid.uuid4().hex[:6]}")
     other = f"http://127.0.0.1:{replica.port}"
 
-    async def ready() -> int:
+    async def listening() -> str:
         async with api.session.get(f"{other}/readyz") as r:
-            return r.status
-    await wait_until(ready, f"the replica {other} to be ready", lambda status: status == 200)
+            return (await r.json())["nats"]
+    await wait_until(listening, f"the replica {other}'s key cache to listen", lambda status: status == "ok")
     dash = account["dashboard"]
     created = await dash.create_key(scopes=["workspaces:read"])
     headers = {"Authorization": f"Bearer {created['key']}"}

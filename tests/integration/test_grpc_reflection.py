@@ -30,6 +30,7 @@ async def _listed_services(port: int) -> list[str]:
 async def test_reflection_is_served_on_the_local_stack_only(stack, monkeypatch, environment):
     monkeypatch.setenv("DATABASE_URL", stack.database_url)
     monkeypatch.setenv("NATS_URL", stack.nats_url)
+    monkeypatch.setenv("SHUTDOWN_DELAY_SECONDS", "0")  # stopped by the test alone
     signing, verify = caller.new_key("reflection-test:1")  # deployed, a process is given its keys
     monkeypatch.setenv("CALLER_SIGNING_KEY", signing)
     monkeypatch.setenv("CALLER_VERIFY_KEYS", verify)

@@ -5,6 +5,7 @@ import signal
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from contextlib import asynccontextmanager
 
@@ -19,7 +20,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from sqlalchemy.engine import make_url
 
-from core import registry, settings
+from core import registry, rpc, settings
 from core.grpc_errors import from_rpc_error
 from core.grpc_server import serve
 from core.migrations import SERVICES, upgrade_all
@@ -51,6 +52,7 @@ async def serving(stack, monkeypatch, database_url=None):
     monkeypatch.setenv("DATABASE_URL", database_url or stack.database_url)
     monkeypatch.setenv("NATS_URL", stack.nats_url)
     monkeypatch.setenv("SWITCHBOARD_ENV", "local")
+    monkeypatch.setenv("SHUTDOWN_DELAY_SECONDS", "0")  # stopped by the test alone
     monkeypatch.setenv("SWITCHBOARD_SECRET_KEY", stack.env()["SWITCHBOARD_SECRET_KEY"])  # its callers' keys
     stop = asyncio.Event()
     task = asyncio.create_task(serve("accounts-test", port, settings.load(), build, service=registry.service("accounts"),
@@ -182,7 +184,9 @@ def test_migrations_are_idempotent(stack):
     assert schema_of(stack.database_url) == before
 
 
-async def test_liveness_ignores_the_database_but_readiness_does_not(stack, monkeypatch):
+async def test_without_its_database_a_service_is_live_and_ready_and_its_dependencies_check_says_so(stack, monkeypatch):
+    """Readiness is the process's alone: a database every replica shares, down, must not take them all out of their
+    Service; the platform's health reads the "dependencies" check."""
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     async with serving(stack, monkeypatch, missing_database(stack)) as port, \
@@ -190,8 +194,36 @@ async def test_liveness_ignores_the_database_but_readiness_does_not(stack, monke
         health = health_pb2_grpc.HealthStub(ch)
         live = await health.Check(health_pb2.HealthCheckRequest(service="liveness"))
         ready = await health.Check(health_pb2.HealthCheckRequest(service=""))
+        dependencies = await health.Check(health_pb2.HealthCheckRequest(service=rpc.DEPENDENCIES))
     assert live.status == health_pb2.HealthCheckResponse.SERVING
-    assert ready.status == health_pb2.HealthCheckResponse.NOT_SERVING
+    assert ready.status == health_pb2.HealthCheckResponse.SERVING
+    assert dependencies.status == health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+async def test_on_sigterm_a_service_is_unready_at_once_serves_through_its_delay_then_exits(stack):
+    """Readiness NOT_SERVING at once (liveness still SERVING), calls still answered for SHUTDOWN_DELAY_SECONDS,
+    then a clean exit."""
+    delay = 5.0
+    replica = await asyncio.to_thread(stack.add_replica, "accounts", f"accounts-draining-{uuid.uuid4().hex[:6]}",
+                                      {"SHUTDOWN_DELAY_SECONDS": str(delay)})
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{replica.port}") as ch:
+            stub = Client(accounts_pb2_grpc.AccountsStub(ch), registry.service("accounts").descriptor(), "accounts")
+            await wait_until(lambda: rpc.health(ch, rpc.DEPENDENCIES), "the replica to reach its database and NATS",
+                             lambda status: status == "ok")
+            signalled = time.monotonic()
+            replica.proc.send_signal(signal.SIGTERM)
+            await wait_until(lambda: rpc.health(ch), "the replica to be unready", lambda status: status == "not_serving",
+                             timeout=1, interval=0.05)
+            assert await rpc.health(ch, "liveness") == "ok"
+            await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(stack))
+            assert time.monotonic() - signalled < delay  # answered while draining
+        assert await asyncio.to_thread(replica.proc.wait, 20) == 0
+        assert time.monotonic() - signalled >= delay
+        assert "accounts stopped" in replica.log.read_text()
+    finally:
+        stack.stop_process(replica)
+        stack.processes.remove(replica)
 
 
 def test_outside_the_local_stack_a_process_without_its_secrets_stops_naming_them():

@@ -64,7 +64,7 @@ async def refusal(credentials: grpc.ChannelCredentials | None, address: str) -> 
 async def test_a_client_with_a_certificate_of_the_ca_is_answered(webhooks_tls, tls_settings):
     address, _ = webhooks_tls
     async with rpc.channel(address, tls_settings) as channel:  # what every process (and the gateway's /readyz) opens
-        assert await wait_until(lambda: rpc.readiness(channel), "the TLS service to be ready",
+        assert await wait_until(lambda: rpc.health(channel), "the TLS service to be ready",
                                 lambda status: status == "ok", timeout=20)
 
 
@@ -88,7 +88,7 @@ async def test_a_certificate_of_another_ca_is_refused(webhooks_tls, tls_env):
 async def test_the_plaintext_health_port_serves_the_health_check_alone(webhooks_tls):
     _, health_port = webhooks_tls
     async with grpc.aio.insecure_channel(f"127.0.0.1:{health_port}") as channel:
-        assert await wait_until(lambda: rpc.readiness(channel), "the probe port to answer",
+        assert await wait_until(lambda: rpc.health(channel), "the probe port to answer",
                                 lambda status: status == "ok", timeout=20)
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await webhooks_pb2_grpc.WebhooksStub(channel).ListSubscriptions(webhooks_pb2.ListSubscriptionsRequest(),

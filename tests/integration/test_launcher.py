@@ -1,4 +1,8 @@
 """The embedded launcher refuses to trample a running stack, and gives each process only its own secrets."""
+import asyncio
+import signal
+import time
+import uuid
 from pathlib import Path
 
 import aiohttp
@@ -9,6 +13,7 @@ from core.settings import OPTIONAL_SECRETS, SECRET_FIELDS
 from deploy.local.servers import Postgres, port_is_free
 from deploy.local.stack import KINDS, Stack
 from tests.api import Api
+from tests.waiting import wait_until
 
 
 def test_second_stack_on_the_same_port_is_refused_with_a_clear_message(stack, tmp_path):
@@ -68,12 +73,49 @@ async def test_a_stopped_service_is_a_clear_503_and_recovery_is_automatic(api, a
     try:
         status, body, _ = await api.request("GET", "/api/v1/balance", key=account["key"])
         assert status == 503 and body["error"]["code"] == "unavailable"
-        status, body, _ = await api.request("GET", "/readyz")
-        assert status == 503 and body["services"]["accounts"] == "unreachable"
     finally:
         stack.spawn(accounts)
         stack.wait_ready(30)
     assert (await api.request("GET", "/api/v1/balance", key=account["key"]))[0] == 200
+
+
+async def test_a_stopped_service_shows_in_the_health_not_in_the_gateways_readiness(api, account, stack):
+    """One service down leaves the gateway ready (it serves every route that does not need it, and the others with a
+    clear 503): /api/v1/health shows it degraded."""
+    evals = stack.process("evals")
+    stack.stop_process(evals)
+    try:
+        status, body, _ = await api.request("GET", "/readyz")
+        assert status == 200 and body["ready"] is True
+        status, body, _ = await api.request("GET", "/api/v1/health", key=account["key"])
+        assert status == 200 and body["status"] == "degraded"
+        assert body["services"]["evals"] == "unreachable" and body["services"]["accounts"] == "ok"
+    finally:
+        stack.spawn(evals)
+        stack.wait_ready(30)
+
+
+async def test_on_sigterm_a_gateway_is_unready_at_once_serves_through_its_delay_then_exits(api, account, stack):
+    """/readyz 503 at once, every route still answered for SHUTDOWN_DELAY_SECONDS, then a clean exit."""
+    delay = 5.0
+    replica = await asyncio.to_thread(stack.add_gateway, f"gateway-draining-{uuid.uuid4().hex[:6]}",
+                                      {"SHUTDOWN_DELAY_SECONDS": str(delay)})
+    draining = Api(api.session, f"http://127.0.0.1:{replica.port}")
+    try:
+        assert (await draining.request("GET", "/readyz"))[0] == 200
+        signalled = time.monotonic()
+        replica.proc.send_signal(signal.SIGTERM)
+        status, body, _ = await wait_until(lambda: draining.request("GET", "/readyz"), "the gateway to be unready",
+                                           lambda reply: reply[0] == 503, timeout=1, interval=0.05)
+        assert body["draining"] is True
+        assert (await draining.request("GET", "/api/v1/balance", key=account["key"]))[0] == 200
+        assert time.monotonic() - signalled < delay  # answered while draining
+        assert await asyncio.to_thread(replica.proc.wait, 30) == 0
+        assert time.monotonic() - signalled >= delay
+        assert "gateway stopped" in replica.log.read_text()
+    finally:
+        stack.stop_process(replica)
+        stack.processes.remove(replica)
 
 
 async def test_usage_writer_drops_a_refused_batch_instead_of_blocking_the_log(stack):

@@ -142,8 +142,9 @@ async def test_the_per_key_rate_limit_holds_across_two_gateways(scaled, gateways
     try:
         apis = [Api(gateways[0].session, f"http://127.0.0.1:{p.port}") for p in limited]
         key = (await account["dashboard"].create_key(scopes=["workspaces:read"]))["key"]
-        await wait_until(lambda: apis[1].request("GET", "/readyz"), "the limited gateways to be ready",
-                         lambda reply: reply[0] == 200)
+        for limited_api in apis:  # each shares its rate limit once it is on NATS
+            await wait_until(lambda api=limited_api: api.request("GET", "/readyz"), "the limited gateways to be on NATS",
+                             lambda reply: reply[0] == 200 and reply[1]["nats"] == "ok")
         started = time.monotonic()
         statuses = []
         for api in itertools.islice(alternating(apis), SENT):

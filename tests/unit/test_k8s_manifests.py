@@ -14,6 +14,8 @@ import yaml
 
 from core import registry
 from deploy import budget, generate, workloads
+from gateway import serving
+from gateway.route_table import all_routes
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
@@ -148,6 +150,32 @@ def test_every_deployment_keeps_the_project_rules(render):
         if name in scaled:  # the autoscaler owns the count: one in the Deployment would be reset at every apply
             assert "replicas" not in deployment["spec"], name
             assert 2 <= scaled[name]["minReplicas"] < scaled[name]["maxReplicas"], name
+
+
+def drain_of(process: str) -> float:
+    """How long the process's requests in flight may take once it stops taking new ones."""
+    if process == registry.GATEWAY:
+        return serving.drain_seconds(all_routes())
+    return generate.drain_seconds(registry.BY_NAME.get(process) or registry.worker(process))
+
+
+@needs_kubectl
+@pytest.mark.parametrize("render", RENDERS)
+def test_every_deployment_stops_gracefully(render):
+    """A preStop sleep (the pod leaves its endpoints while it still serves), then SIGTERM to a process told not to
+    wait again, within a grace period that covers the sleep, the longest request in flight and the stop."""
+    docs = rendered(render)
+    assert of_kind(docs, "ConfigMap")["switchboard-config"]["data"]["SHUTDOWN_DELAY_SECONDS"] == "0"
+    assert 5 <= workloads.PRESTOP_SECONDS <= 10
+    for name, deployment in of_kind(docs, "Deployment").items():
+        if name == budget.PGBOUNCER:
+            continue
+        pod = pod_of(deployment)["spec"]
+        (container,) = pod["containers"]
+        assert container["lifecycle"]["preStop"] == {"exec": {"command": ["sleep", str(workloads.PRESTOP_SECONDS)]}}, name
+        drain = drain_of(name)
+        assert pod["terminationGracePeriodSeconds"] == workloads.grace_seconds(drain), name
+        assert pod["terminationGracePeriodSeconds"] >= workloads.PRESTOP_SECONDS + drain + workloads.STOP_SECONDS, name
 
 
 @needs_kubectl
