@@ -55,6 +55,8 @@ COUNTERS = (
     # providers' HTTP APIs
     ("provider_errors", "switchboard.provider.errors", "{request}",
      "Provider requests that failed (5xx, 429 or no answer)"),
+    # retention sweeps (core.retention): per schema.table
+    ("retention_deleted", "switchboard.retention.deleted", "{row}", "Rows deleted as past their retention"),
 )
 HISTOGRAMS = (  # in seconds
     ("http_duration", "switchboard.http.duration", "s", "Time the gateway took to answer a request"),
@@ -76,6 +78,7 @@ class Instruments:
     webhook_attempts: Counter
     webhook_failures: Counter
     provider_errors: Counter
+    retention_deleted: Counter
     http_duration: Histogram
     rpc_duration: Histogram
     webhook_lag: Histogram

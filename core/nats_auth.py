@@ -122,7 +122,7 @@ def permissions(process: str) -> dict[str, Any]:
     streams = dict.fromkeys([*use.creates, *(c.stream for c in use.consumers)])
     publish = [*(f"events.{t}" for t in use.events), *use.provider, *use.publishes,
                *(f"{JS_API}.STREAM.INFO.{s}" for s in streams),
-               *(f"{JS_API}.STREAM.CREATE.{s}" for s in use.creates),
+               *(f"{JS_API}.STREAM.{verb}.{s}" for s in use.creates for verb in ("CREATE", "UPDATE")),
                *(subject for c in use.consumers for subject in _consumer_api(c))]
     subscribe = [f"{inbox(process)}.>", *use.subscribes]
     return {"publish": {"allow": publish}, "subscribe": {"allow": subscribe}}

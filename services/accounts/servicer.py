@@ -8,6 +8,7 @@ one client, deadline table and caller rules (core.registry). `AccountsServicer` 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from core.bus import PROVIDER_STREAM, EventBus
 from core.grpc_server import Runtime
@@ -15,6 +16,7 @@ from core.settings import Settings
 from core.uow import UnitOfWork
 from providers import configured
 from providers.payments.webhooks import EVENTS_SUBJECT
+from services.accounts import retention
 from services.accounts.agents_port import AgentsPort, GrpcAgents
 from services.accounts.billing import calls_consumer, payments_service
 from services.accounts.billing.checkouts import Checkouts
@@ -73,6 +75,7 @@ def build(runtime: Runtime) -> AccountsServicer:
                  GrpcAgents(runtime.client("agents")))
     runtime.on_stop.extend(parts.billing.closers)
     runtime.run(BillingWorker(parts.billing, s.billing_interval_seconds))
+    runtime.retain(*retention.rules(timedelta(days=s.retention_usage_days)))
     # The provider's events the gateway stored: retried until they apply (a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(payments_service.EVENTS_CONSUMER, parts.billing.payments.apply_event, stream=PROVIDER_STREAM,
