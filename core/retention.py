@@ -15,9 +15,13 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.elements import ColumnElement
 
 from core import metrics
 from core.background import Periodic
@@ -41,12 +45,29 @@ class Rule:
     delete: Delete
 
 
+class _ArrayOf(ColumnElement[Any]):
+    """`ARRAY(subquery)`: the subquery's rows as one array, computed once before the statement reads the table."""
+    inherit_cache = True
+
+    def __init__(self, select: sa.Select[Any]):
+        self.select = select
+
+
+@compiles(_ArrayOf)
+def _array_of(element: _ArrayOf, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"ARRAY({compiler.process(element.select, **kw)})"
+
+
 def claimed(table: sa.Table, due: sa.ColumnElement[bool], limit: int) -> sa.Delete:
     """DELETE of up to `limit` rows of `table` matching `due`, claimed with SKIP LOCKED (a row another sweep or
-    writer holds is left for a later batch), by primary key."""
-    key = sa.tuple_(*table.primary_key.columns)
-    chosen = sa.select(*table.primary_key.columns).where(due).limit(limit).with_for_update(skip_locked=True)
-    return table.delete().where(key.in_(chosen))
+    writer holds is left for a later batch). `ctid = ANY(ARRAY(...))`: the rows are chosen first (through the index
+    that `due` matches) and then deleted where they lie (a TID scan), whatever the table's key; `key IN (...)` would
+    let the planner join against a scan of the whole table. A row's ctid cannot change while this transaction
+    holds its lock."""
+    ctid: ColumnElement[Any] = sa.literal_column("ctid")
+    chosen = (sa.select(ctid).select_from(table).where(due).limit(limit).with_for_update(skip_locked=True)
+              .correlate(None))  # its own scan of the table, not the DELETE's row
+    return table.delete().where(ctid == sa.func.any(_ArrayOf(chosen)))
 
 
 def older_than(table: sa.Table, column: sa.Column[datetime], *also: sa.ColumnElement[bool]) -> Delete:

@@ -16,7 +16,6 @@ from core.settings import Settings
 from core.uow import UnitOfWork
 from providers import configured
 from providers.payments.webhooks import EVENTS_SUBJECT
-from services.accounts import retention
 from services.accounts.agents_port import AgentsPort, GrpcAgents
 from services.accounts.billing import calls_consumer, payments_service
 from services.accounts.billing.checkouts import Checkouts
@@ -31,7 +30,7 @@ from services.accounts.identity.service import Identity
 from services.accounts.identity.servicer import IdentityServicer
 from services.accounts.identity.sign_in import SignInLinks
 from services.accounts.provisioning.service import Provisioning
-from services.accounts.repository import AccountsUnit, HotPath, PooledAccounts, accounts_units
+from services.accounts.repository import AccountsUnit, HotPath, PooledAccounts, accounts_units, retention_rules
 from services.accounts.workspaces.service import Workspaces
 from services.accounts.workspaces.servicer import WorkspacesServicer
 from switchboard.v1 import accounts_pb2_grpc
@@ -75,7 +74,7 @@ def build(runtime: Runtime) -> AccountsServicer:
                  GrpcAgents(runtime.client("agents")))
     runtime.on_stop.extend(parts.billing.closers)
     runtime.run(BillingWorker(parts.billing, s.billing_interval_seconds))
-    runtime.retain(*retention.rules(timedelta(days=s.retention_usage_days)))
+    runtime.retain(*retention_rules(timedelta(days=s.retention_usage_days)))
     # The provider's events the gateway stored: retried until they apply (a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(payments_service.EVENTS_CONSUMER, parts.billing.payments.apply_event, stream=PROVIDER_STREAM,

@@ -34,7 +34,8 @@ def test_a_process_may_publish_only_its_own_subjects():
     dispatcher = _allowed("webhooks-dispatcher", "publish")
     assert not [s for s in dispatcher if s.startswith(("events.", "provider.", "switchboard.", ">"))]
     assert "$JS.API.CONSUMER.CREATE.EVENTS.webhooks-dispatcher.events.>" in dispatcher
-    assert not [s for s in dispatcher if ".STREAM.CREATE." in s]  # it waits for the stream's publishers
+    # it waits for the stream's publishers, and leaves its limits to them
+    assert not [s for s in dispatcher if ".STREAM.CREATE." in s or ".STREAM.UPDATE." in s]
     gateway = _allowed(registry.GATEWAY, "publish")
     assert {"provider.payments.events", "$JS.API.STREAM.CREATE.PROVIDER"} <= set(gateway)
     assert not [s for s in gateway if s.startswith("events.")]
@@ -42,7 +43,10 @@ def test_a_process_may_publish_only_its_own_subjects():
     assert "events.workspace.teardown_completed" in accounts
     assert [p for p in registry.BUS if "events.workspace.teardown_completed" in _allowed(p, "publish")] == ["accounts"]
     assert not [s for p in registry.BUS for s in _allowed(p, "publish") + _allowed(p, "subscribe")
-                if s in (">", "$JS.API.>", "_INBOX.>") or ".STREAM.DELETE." in s or ".STREAM.UPDATE." in s]
+                if s in (">", "$JS.API.>", "_INBOX.>") or ".STREAM.DELETE." in s]
+    # a stream's creators alone may update it (they set its limits on start: core.bus.ensure_stream)
+    assert {(p, s.rpartition(".")[2]) for p in registry.BUS for s in _allowed(p, "publish") if ".STREAM.UPDATE." in s} \
+        == {(p, stream) for p, use in registry.BUS.items() for stream in use.creates}
 
 
 def test_a_process_reads_only_its_own_replies_and_the_plain_subjects_it_declares():
