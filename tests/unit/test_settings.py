@@ -6,9 +6,11 @@ from ipaddress import ip_network
 from pathlib import Path
 
 import pytest
+from nats.js.api import DiscardPolicy
 from pydantic import ValidationError
 
 from core import deadlines, grpc_server, plans, registry, rpc, settings, x402_defaults
+from core.bus import PROVIDER_STREAM, STREAM, EventBus, limits_of
 from core.settings import (
     DATABASE_POOLS,
     DEV_SECRET,
@@ -249,9 +251,6 @@ def test_each_kind_of_process_has_its_pools_and_the_settings_override_them():
 
 
 def test_retention_and_stream_limits_have_their_documented_defaults_and_the_inbox_outlasts_the_streams(load):
-    from nats.js.api import DiscardPolicy
-
-    from core.bus import PROVIDER_STREAM, STREAM, EventBus, limits_of
     s = load()
     assert (s.retention_outbox_days, s.retention_inbox_days, s.retention_webhook_deliveries_days,
             s.retention_usage_days, s.retention_interval_seconds, s.retention_batch) == (3, 14, 30, 400, 300, 1000)
