@@ -311,10 +311,12 @@ def standard_retention(service: registry.Service | None, settings: Settings) -> 
     if service is None or not service.schema:
         return []
     tables = {t.name: t for t in importlib.import_module(f"{service.module}.schema").metadata.tables.values()}
-    outbox, inbox = tables.get("outbox"), tables.get("inbox")
-    days = timedelta(days=1)
-    return [*([retention.published_outbox(outbox, days * settings.retention_outbox_days)] if outbox is not None else []),
-            *([retention.inbox_ids(inbox, days * settings.retention_inbox_days)] if inbox is not None else [])]
+    rules = []
+    if "outbox" in tables:
+        rules.append(retention.published_outbox(tables["outbox"], timedelta(days=settings.retention_outbox_days)))
+    if "inbox" in tables:
+        rules.append(retention.inbox_ids(tables["inbox"], timedelta(days=settings.retention_inbox_days)))
+    return rules
 
 
 def main(name: str) -> None:
