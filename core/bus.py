@@ -28,6 +28,7 @@ import ssl
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
 import nats
@@ -39,7 +40,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DiscardPolicy, PubAck, Retent
 from nats.js.errors import NotFoundError
 from opentelemetry.trace import SpanKind
 
-from core import costs, events, nats_auth, provider_proof, registry, telemetry
+from core import costs, deadletters, events, metrics, nats_auth, provider_proof, registry, telemetry
 from core.background import Background
 from core.caller import KeyRing
 from core.ids import is_uuid
@@ -59,6 +60,7 @@ STREAMS = {
     STREAM: StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], duplicate_window=120.0),
     PROVIDER_STREAM: StreamConfig(name=PROVIDER_STREAM, subjects=[PROVIDER_SUBJECT_PREFIX + ">"],
                                   retention=RetentionPolicy.WORK_QUEUE, duplicate_window=120.0),
+    registry.DEADLETTER_STREAM: deadletters.STREAM_CONFIG,
 }
 
 
@@ -377,7 +379,13 @@ def business_event(message: dict[str, Any]) -> tuple[events.Envelope, Message]:
 
 
 class DurableConsumer(Background):
-    """A durable pull consumer on EVENTS (or `stream`) that acks, naks with backoff, or terminates.
+    """A durable pull consumer on EVENTS (or `stream`) that acks, naks with backoff, or gives up.
+
+    A failed delivery is retried after `retry_seconds`, twice as long each time up to a minute; the consumer gives
+    up on a message when its `max_deliver`th delivery fails (0: never), when it comes past that count with no
+    outcome (whoever had its last delivery died or hung), or when it can never be applied (PermanentError,
+    undecodable, unproven): the message is stored as a dead letter (core.deadletters), counted, then terminated.
+    JetStream's own limit is off (max_deliver -1), so no message is dropped without one.
 
     Handlers must be idempotent (delivery is at-least-once): dedupe on
     `event["event_id"]`, e.g. with `core.inbox.first_delivery` in the same
@@ -390,7 +398,7 @@ class DurableConsumer(Background):
 
     def __init__(self, bus: EventBus, durable: str, handler: Handler | BatchHandler, *,
                  filter_subject: str = SUBJECT_PREFIX + ">", batch: int = 20, max_deliver: int = 20,
-                 ack_wait: float = 30.0, batched: bool = False, stream: str = STREAM):
+                 retry_seconds: float = 0.5, ack_wait: float = 30.0, batched: bool = False, stream: str = STREAM):
         self.bus = bus
         self.stream = stream
         self.durable = durable
@@ -398,30 +406,57 @@ class DurableConsumer(Background):
         self.batched = batched
         self.filter_subject = filter_subject
         self.batch = batch
+        self.max_deliver = max_deliver
+        self.retry_seconds = retry_seconds
         self.task_name = f"consumer-{durable}"
         self.tracer = telemetry.tracer("switchboard.consumer")
         # nats-py creates it by name (CONSUMER.CREATE.<stream>.<durable>.<filter>: the subject the process's NATS
         # user is allowed, core.nats_auth, which pins the filter)
-        self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=max_deliver,
+        self.config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, max_deliver=-1,
                                      ack_wait=ack_wait, filter_subject=filter_subject)
 
     async def _decoded(self, msg: Msg) -> dict[str, Any] | None:
-        """The message's event, or None once an undecodable message, or a PROVIDER message without the gateway's
-        proof (core.provider_proof), is terminated."""
+        """The message's event, or None once the consumer gave up on it: delivered past max_deliver with no outcome,
+        undecodable, or a PROVIDER message without the gateway's proof (core.provider_proof)."""
+        delivered = _deliveries(msg)
+        if 0 < self.max_deliver < delivered:
+            await self._give_up(msg, f"delivered {delivered} times with no outcome: whoever had its last delivery "
+                                     "stopped, or took longer than ack_wait")
+            return None
         if self.stream == PROVIDER_STREAM:
             refused = self._unproven(msg)
             if refused is not None:
-                log.warning("consumer %s: a message on %s without the gateway's proof terminated, not applied: %s",
-                            self.durable, msg.subject, refused)
-                await msg.term()
+                await self._give_up(msg, f"without the gateway's proof: {refused}")
                 return None
         try:
             event: dict[str, Any] = json.loads(msg.data)
             return event
-        except ValueError:
-            log.error("consumer %s: undecodable message on %s terminated", self.durable, msg.subject)
-            await msg.term()
+        except ValueError as exc:
+            await self._give_up(msg, exc)
             return None
+
+    async def _give_up(self, msg: Msg, error: BaseException | str) -> None:
+        """Store the message as a dead letter, count it, then terminate it; when the dead letter cannot be stored
+        (NATS away), the message is retried later instead."""
+        letter = deadletters.DeadLetter.of(msg, self.durable, error, datetime.now(UTC))
+        try:
+            await self.bus.ensure_stream(registry.DEADLETTER_STREAM)
+            await deadletters.store(cast(JetStreamContext, self.bus.js), letter, self.bus.publish_timeout)
+        except Exception as exc:  # noqa: BLE001 - kept on its stream and retried, never dropped
+            log.error("consumer %s: could not store the dead letter of %s #%s (%s); retried", self.durable,
+                      self.stream, letter.sequence, exc)
+            await msg.nak(delay=self._retry_delay(letter.deliveries))
+            return
+        log.error("consumer %s: gave up on %s #%s (%s, %d deliveries): %s: %s; stored on %s", self.durable,
+                  self.stream, letter.sequence, msg.subject, letter.deliveries, letter.error_type or "refused",
+                  letter.error, letter.dead_subject)
+        instruments = metrics.current()
+        if instruments is not None:
+            instruments.dead_letters.add(1, {"stream": self.stream, "consumer": self.durable})
+        await msg.term()
+
+    def _retry_delay(self, attempt: int) -> float:
+        return min(self.retry_seconds * 2.0 ** min(attempt - 1, 7), 60.0)
 
     def _unproven(self, msg: Msg) -> str | None:
         if self.bus.keys is None:
@@ -440,11 +475,13 @@ class DurableConsumer(Background):
                 else:
                     await cast(Handler, self.handler)(event)
         except PermanentError as exc:
-            log.error("consumer %s: event %s terminated: %s", self.durable, event.get("event_id"), exc)
-            await msg.term()
-        except Exception as exc:  # noqa: BLE001 - retried with backoff
-            attempt = msg.metadata.num_delivered if msg.metadata else 1
-            delay = min(0.5 * 2 ** min(attempt - 1, 7), 60.0)  # bounded: max_deliver may be unlimited
+            await self._give_up(msg, exc)
+        except Exception as exc:  # noqa: BLE001 - retried with backoff, until its last delivery
+            attempt = _deliveries(msg)
+            if 0 < self.max_deliver <= attempt:
+                await self._give_up(msg, exc)
+                return
+            delay = self._retry_delay(attempt)
             log.warning("consumer %s: event %s failed (attempt %s), retry in %.1fs: %s",
                         self.durable, event.get("event_id"), attempt, delay, exc)
             await msg.nak(delay=delay)
@@ -502,6 +539,11 @@ class DurableConsumer(Background):
                     for msg, event in run:
                         await self._handle(msg, event)
 
+
+
+def _deliveries(msg: Msg) -> int:
+    """Which delivery of the message this is (1 for the first)."""
+    return msg.metadata.num_delivered if msg.metadata else 1
 
 
 async def pending_counts(bus: EventBus, consumers: list[DurableConsumer]) -> list[tuple[float, dict[str, str]]]:

@@ -91,7 +91,10 @@ class Runtime:
 
     def consume(self, durable: str, handler: Handler | BatchHandler, **options: Any) -> None:
         """Run a durable consumer (core.bus.DurableConsumer) for the process's lifetime: of the EVENTS stream, or
-        with stream=PROVIDER_STREAM of the providers' messages the service owns."""
+        with stream=PROVIDER_STREAM of the providers' messages the service owns; its retries and when it gives up
+        from the settings unless `options` say."""
+        options = {"max_deliver": self.settings.consumer_max_deliver,
+                   "retry_seconds": self.settings.consumer_retry_seconds, **options}
         consumer = DurableConsumer(self.bus, durable, handler, **options)
         process = self.kind or self.name
         if not registry.declares_consumer(process, registry.Consumer(durable, consumer.filter_subject,

@@ -57,6 +57,9 @@ COUNTERS = (
      "Provider requests that failed (5xx, 429 or no answer)"),
     # retention sweeps (core.retention): per schema.table
     ("retention_deleted", "switchboard.retention.deleted", "{row}", "Rows deleted as past their retention"),
+    # durable consumers: per stream and consumer (core.deadletters)
+    ("dead_letters", "switchboard.dead_letters", "{message}",
+     "Messages a consumer gave up on, stored as dead letters"),
 )
 HISTOGRAMS = (  # in seconds
     ("http_duration", "switchboard.http.duration", "s", "Time the gateway took to answer a request"),
@@ -79,6 +82,7 @@ class Instruments:
     webhook_failures: Counter
     provider_errors: Counter
     retention_deleted: Counter
+    dead_letters: Counter
     http_duration: Histogram
     rpc_duration: Histogram
     webhook_lag: Histogram

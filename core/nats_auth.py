@@ -10,6 +10,8 @@ server never holds a secret: it knows each user by its public key and checks a s
 A process's user may (`permissions`):
 - publish `events.<type>` for each event type its outbox relays, and the PROVIDER subjects the gateway stores the
   providers' verified messages on; the plain subjects it declares (the rate-limit and auth-invalidation chatter);
+  for each durable consumer it runs, that consumer's dead letters (`deadletter.<stream>.<consumer>`, on the
+  DEADLETTERS stream, which the processes with a consumer create: core.deadletters);
 - subscribe only to its own reply inbox (`_INBOX.<process>.>`, the prefix `Login` sets: another process's
   replies, JetStream's deliveries of pulled messages among them, stay unreadable) and the plain subjects it declares;
 - of the JetStream API: the info of the streams it uses, the creation of those it publishes to (a stream is created
@@ -17,10 +19,13 @@ A process's user may (`permissions`):
   each durable consumer it runs its creation (with its declared filter subject), info and next-message requests and
   its acknowledgements.
 
-The local stack's server (deploy.local) runs with `server_config`, whose users are the registry's processes (their
-seeds derived from the stack's server secret) plus TEST_ADMIN, the test harness's identity, which may do anything
-and exists on the local stack only. A deployment's users come from deploy/nats-auth-values.generated.yaml (each
-process's public key from a Secret: `python -m core.nats_auth new-keys`).
+Besides the processes, OPERATOR is the operator's dead-letter command (`python -m core.deadletters`): it may read
+and delete what DEADLETTERS holds and publish again on the subjects the consumers read (a replay), nothing else.
+
+The local stack's server (deploy.local) runs with `server_config`, whose users are the registry's processes and
+OPERATOR (their seeds derived from the stack's server secret) plus TEST_ADMIN, the test harness's identity, which may
+do anything and exists on the local stack only. A deployment's users come from deploy/nats-auth-values.generated.yaml
+(each identity's public key from a Secret: `python -m core.nats_auth new-keys`).
 """
 from __future__ import annotations
 
@@ -41,6 +46,8 @@ if TYPE_CHECKING:
 
 # The test harness's identity on the local stack (never in a deployment): it places what a test needs on the bus.
 TEST_ADMIN = "test-admin"
+# The operator's dead-letter command (core.deadletters): an identity of every deployment, not a process.
+OPERATOR = "deadletters-operator"
 JS_API = "$JS.API"
 
 
@@ -113,7 +120,11 @@ def _consumer_api(c: registry.Consumer) -> list[str]:
     return [f"{JS_API}.CONSUMER.CREATE.{c.stream}.{c.durable}.{c.subject}",
             f"{JS_API}.CONSUMER.INFO.{c.stream}.{c.durable}",
             f"{JS_API}.CONSUMER.MSG.NEXT.{c.stream}.{c.durable}",
-            f"$JS.ACK.{c.stream}.{c.durable}.>"]
+            f"$JS.ACK.{c.stream}.{c.durable}.>",
+            f"deadletter.{c.stream}.{c.durable}"]  # core.deadletters.subject_of
+
+
+SETTINGS_LIMITED = (registry.EVENTS_STREAM, registry.PROVIDER_STREAM)
 
 
 def permissions(process: str) -> dict[str, Any]:
@@ -122,22 +133,38 @@ def permissions(process: str) -> dict[str, Any]:
     streams = dict.fromkeys([*use.creates, *(c.stream for c in use.consumers)])
     publish = [*(f"events.{t}" for t in use.events), *use.provider, *use.publishes,
                *(f"{JS_API}.STREAM.INFO.{s}" for s in streams),
-               *(f"{JS_API}.STREAM.{verb}.{s}" for s in use.creates for verb in ("CREATE", "UPDATE")),
+               *(f"{JS_API}.STREAM.CREATE.{s}" for s in use.creates),
+               # the streams whose limits come from the settings: their creators set them (core.bus.ensure_stream)
+               *(f"{JS_API}.STREAM.UPDATE.{s}" for s in use.creates if s in SETTINGS_LIMITED),
                *(subject for c in use.consumers for subject in _consumer_api(c))]
     subscribe = [f"{inbox(process)}.>", *use.subscribes]
     return {"publish": {"allow": publish}, "subscribe": {"allow": subscribe}}
 
 
+def operator_permissions() -> dict[str, Any]:
+    """OPERATOR's: DEADLETTERS' messages read and deleted, and a replay published on any subject a consumer reads."""
+    stream = registry.DEADLETTER_STREAM
+    read = [f"{JS_API}.STREAM.INFO.{stream}", f"{JS_API}.STREAM.MSG.GET.{stream}", f"{JS_API}.STREAM.MSG.DELETE.{stream}"]
+    replay = dict.fromkeys(c.subject for use in registry.BUS.values() for c in use.consumers)
+    return {"publish": {"allow": [*read, *replay]}, "subscribe": {"allow": [f"{inbox(OPERATOR)}.>"]}}
+
+
+# Every identity of a deployment: the processes of core.registry.BUS, then the operator's.
+IDENTITIES = (*registry.BUS, OPERATOR)
+
+
 def users(public_keys: dict[str, str]) -> list[dict[str, Any]]:
-    """The server's users: one per process of core.registry.BUS, `public_keys` naming each one's nkey (a literal
-    key, or a `$VARIABLE` the server reads from its environment)."""
-    return [{"nkey": public_keys[process], "permissions": permissions(process)} for process in registry.BUS]
+    """The server's users: one per identity of IDENTITIES, `public_keys` naming each one's nkey (a literal key, or a
+    `$VARIABLE` the server reads from its environment)."""
+    return [{"nkey": public_keys[identity],
+             "permissions": operator_permissions() if identity == OPERATOR else permissions(identity)}
+            for identity in IDENTITIES]
 
 
 def server_config(secret: str, port: int, store_dir: str) -> dict[str, Any]:
     """The local stack's NATS server config (JSON is valid NATS config): JetStream, and the users of every process
     (seeds derived from the stack's `secret`) and TEST_ADMIN."""
-    keys = {process: public_key(derived_seed(secret, process)) for process in registry.BUS}
+    keys = {identity: public_key(derived_seed(secret, identity)) for identity in IDENTITIES}
     admin = {"nkey": public_key(derived_seed(secret, TEST_ADMIN)),
              "permissions": {"publish": {"allow": [">"]}, "subscribe": {"allow": [">"]}}}
     return {"host": "127.0.0.1", "port": port, "jetstream": {"store_dir": store_dir},
@@ -146,7 +173,8 @@ def server_config(secret: str, port: int, store_dir: str) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     """`python -m core.nats_auth new-keys`: a new seed for every process (the Secret switchboard-secrets'
-    NATS_SEED_<PROCESS>) and its public key (the Secret nats-nkeys' NKEY_<PROCESS>, which the NATS server reads).
+    NATS_SEED_<PROCESS>) and its public key (the Secret nats-nkeys' NKEY_<PROCESS>, which the NATS server reads), and
+    the same for OPERATOR (its seed kept by the operators, as the dead-letter command's NATS_SEED).
     `python -m core.nats_auth local-users`: the `authorization` block (JSON) an external NATS server needs to serve the
     local stack (`make run` with NATS_URL set), from SWITCHBOARD_SECRET_KEY (the stack's server secret)."""
     if argv == ["local-users"]:
@@ -159,7 +187,7 @@ def main(argv: list[str]) -> int:
     if argv != ["new-keys"]:
         print("usage: python -m core.nats_auth new-keys | local-users", file=sys.stderr)
         return 2
-    for process in registry.BUS:
+    for process in IDENTITIES:
         seed = new_seed()
         variable = registry.env_prefix(process)
         print(f"NATS_SEED_{variable}={seed}   (switchboard-secrets)\nNKEY_{variable}={public_key(seed)}   (nats-nkeys)")

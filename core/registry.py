@@ -259,6 +259,7 @@ def worker(name: str) -> Worker:
 # type its service does not declare, core.grpc_server.Runtime.consume a consumer its process does not declare.
 EVENTS_STREAM = "EVENTS"  # events.<type>: every service's outbox (core.bus)
 PROVIDER_STREAM = "PROVIDER"  # provider.<provider>.<kind>: the providers' verified webhook messages (core.bus)
+DEADLETTER_STREAM = "DEADLETTERS"  # deadletter.<stream>.<consumer>: what a consumer gave up on (core.deadletters)
 AUTH_INVALIDATE_SUBJECT = "switchboard.auth.invalidate"  # accounts tells the gateways which account's keys to forget
 RATELIMIT_TAKEN_SUBJECT = "switchboard.ratelimit.taken"  # the gateways tell each other what their keys took
 # Every process that spends money for a business forgets its cached standing when it changes (core.standings).
@@ -277,7 +278,8 @@ class Consumer:
 @dataclass(frozen=True)
 class BusUse:
     """What one process does on NATS. A process creates the streams it publishes to when they are missing (the
-    services with an outbox EVENTS, the gateway PROVIDER); the others only wait for them."""
+    services with an outbox EVENTS, the gateway PROVIDER, every process with a consumer DEADLETTERS); the others
+    only wait for them."""
 
     events: tuple[str, ...] = ()  # the event types its outbox relay publishes (events.<type>)
     provider: tuple[str, ...] = ()  # the PROVIDER subjects it stores the providers' verified messages on
@@ -288,7 +290,8 @@ class BusUse:
     @property
     def creates(self) -> tuple[str, ...]:
         """The streams this process creates when missing: those it publishes to."""
-        return (*((EVENTS_STREAM,) if self.events else ()), *((PROVIDER_STREAM,) if self.provider else ()))
+        return (*((EVENTS_STREAM,) if self.events else ()), *((PROVIDER_STREAM,) if self.provider else ()),
+                *((DEADLETTER_STREAM,) if self.consumers else ()))
 
 
 BUS: dict[str, BusUse] = {

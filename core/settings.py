@@ -246,6 +246,11 @@ class Settings(BaseSettings):
     # (unset: the system's trusted CAs).
     nats_seed: Secret = Field(Secret(""), alias="NATS_SEED")
     nats_tls_ca: str = Field("", alias="NATS_TLS_CA")
+    # A durable consumer's deliveries of a message before it gives up on it and stores it as a dead letter
+    # (core.deadletters), and the delay before its first retry, doubled each time up to a minute: 20 deliveries
+    # from 0.5 s span about 14 minutes.
+    consumer_max_deliver: PositiveInt = Field(20, alias="CONSUMER_MAX_DELIVER")
+    consumer_retry_seconds: PositiveFloat = Field(0.5, alias="CONSUMER_RETRY_SECONDS")
     log_level: Annotated[LogLevel, BeforeValidator(str.upper)] = Field("INFO", alias="LOG_LEVEL")
     # Peers whose X-Forwarded-For header is trusted (the load balancer or ingress controller): addresses or ranges.
     trusted_proxies: Annotated[Networks, NoDecode, BeforeValidator(_networks)] = Field((), alias="TRUSTED_PROXIES")
@@ -400,6 +405,9 @@ class Settings(BaseSettings):
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")
     eval_poll_seconds: PositiveFloat = Field(1.0, alias="EVAL_POLL_SECONDS")
+    # The lease on an unfinished run of the replica driving it (renewed every third of it): a replica that dies
+    # has its runs taken over by another this long after (services.evals.run_service).
+    eval_run_lease_seconds: PositiveFloat = Field(30.0, alias="EVAL_RUN_LEASE_SECONDS")
     # How long an agent's eval gate waits for its runs before refusing the change as unfinished (it must fit, with
     # the provider sync, inside the deadline of Agents.UpdateAgent and the other gated writes: agents.proto).
     eval_gate_max_wait_seconds: NonNegativeFloat = Field(20.0, alias="EVAL_GATE_MAX_WAIT_SECONDS")

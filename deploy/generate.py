@@ -309,7 +309,7 @@ def nats_auth_values() -> str:
     the variable NKEY_<PROCESS> that the server reads from its environment, set from the Secret nats-nkeys. A
     `<< ... >>` value is written into the server's config unquoted (the chart's convention), where `$NKEY_...` names
     the environment variable."""
-    variables = {process: f"NKEY_{registry.env_prefix(process)}" for process in registry.BUS}
+    variables = {identity: f"NKEY_{registry.env_prefix(identity)}" for identity in nats_auth.IDENTITIES}
     values = {
         "config": {"merge": {"authorization": {
             "users": nats_auth.users({p: f"<< ${v} >>" for p, v in variables.items()})}}},

@@ -9,7 +9,7 @@ import nats
 import pytest
 from nats.js.api import StreamInfo
 
-from core import provider_proof
+from core import deadletters, provider_proof
 from core.bus import PROVIDER_STREAM
 from core.caller import KeyRing
 from providers.payments.webhooks import EVENTS_SUBJECT
@@ -87,8 +87,8 @@ async def test_another_process_cannot_publish_a_payment_event_or_a_teardown(stac
 
 async def test_a_forged_payment_event_on_the_provider_stream_is_not_applied(api, stack, db):
     """Placed on the stream by an identity that may publish there (the test harness's), without the gateway's proof
-    or with another process's signature: terminated, not applied. The same event through the gateway's webhook
-    route, which verifies the provider's signature, is."""
+    or with another process's signature: kept as dead letters with the refusal (core.deadletters), not applied. The
+    same event through the gateway's webhook route, which verifies the provider's signature, is."""
     status, body, _ = await signup(api)
     assert status == 200, body
     key, bid = body["api_key"], body["business_id"]
@@ -115,6 +115,14 @@ async def test_a_forged_payment_event_on_the_provider_stream_is_not_applied(api,
     seen = await db.fetchval("SELECT count(*) FROM accounts.payment_events WHERE event_id = ANY($1::text[])",
                              [e["id"] for e in forged])
     assert seen == 0
+    nc = await admin_connection(stack)
+    try:
+        dead = await deadletters.stored(nc.jetstream(), deadletters.Filter(stream=PROVIDER_STREAM,
+                                                                           consumer=EVENTS_CONSUMER))
+    finally:
+        await nc.close()
+    refused = {json.loads(letter.payload)["id"]: letter.error for _, letter in dead}
+    assert all("without the gateway's proof" in refused[e["id"]] for e in forged), refused
 
     assert await post_payment_event(api, stack, checkout_completed(bid)) == (200, {"received": True})
     await subscription(api, key, bid, "trialing")

@@ -34,8 +34,11 @@ def test_a_process_may_publish_only_its_own_subjects():
     dispatcher = _allowed("webhooks-dispatcher", "publish")
     assert not [s for s in dispatcher if s.startswith(("events.", "provider.", "switchboard.", ">"))]
     assert "$JS.API.CONSUMER.CREATE.EVENTS.webhooks-dispatcher.events.>" in dispatcher
-    # it waits for the stream's publishers, and leaves its limits to them
-    assert not [s for s in dispatcher if ".STREAM.CREATE." in s or ".STREAM.UPDATE." in s]
+    # it waits for the streams' publishers (leaving their limits to them), and creates only the stream of its own
+    # dead letters
+    assert [s for s in dispatcher if ".STREAM.CREATE." in s] == ["$JS.API.STREAM.CREATE.DEADLETTERS"]
+    assert not [s for s in dispatcher if ".STREAM.UPDATE." in s]
+    assert [s for s in dispatcher if s.startswith("deadletter.")] == ["deadletter.EVENTS.webhooks-dispatcher"]
     gateway = _allowed(registry.GATEWAY, "publish")
     assert {"provider.payments.events", "$JS.API.STREAM.CREATE.PROVIDER"} <= set(gateway)
     assert not [s for s in gateway if s.startswith("events.")]
@@ -46,7 +49,24 @@ def test_a_process_may_publish_only_its_own_subjects():
                 if s in (">", "$JS.API.>", "_INBOX.>") or ".STREAM.DELETE." in s]
     # a stream's creators alone may update it (they set its limits on start: core.bus.ensure_stream)
     assert {(p, s.rpartition(".")[2]) for p in registry.BUS for s in _allowed(p, "publish") if ".STREAM.UPDATE." in s} \
-        == {(p, stream) for p, use in registry.BUS.items() for stream in use.creates}
+        == {(p, stream) for p, use in registry.BUS.items() for stream in use.creates
+            if stream in (registry.EVENTS_STREAM, registry.PROVIDER_STREAM)}
+
+
+def test_each_consumer_may_store_its_own_dead_letters_and_the_operator_read_and_replay_them():
+    consumers = {p: [c.durable for c in use.consumers] for p, use in registry.BUS.items()}
+    for process, durables in consumers.items():
+        dead = [s for s in _allowed(process, "publish") if s.startswith("deadletter.")]
+        assert dead == [f"deadletter.{c.stream}.{c.durable}" for c in registry.BUS[process].consumers]
+        assert ("$JS.API.STREAM.CREATE.DEADLETTERS" in _allowed(process, "publish")) == bool(durables)
+    operator = nats_auth.operator_permissions()
+    assert operator["subscribe"]["allow"] == ["_INBOX.deadletters-operator.>"]
+    allowed = operator["publish"]["allow"]
+    assert {"$JS.API.STREAM.MSG.GET.DEADLETTERS", "$JS.API.STREAM.MSG.DELETE.DEADLETTERS",
+            "events.workspace.teardown_completed", "provider.voice.messages"} <= set(allowed)
+    # a replay goes to a subject some consumer reads; nothing of the streams' or consumers' management
+    assert not [s for s in allowed if s.startswith(("deadletter.", "switchboard.", ">"))
+                or ".CONSUMER." in s or ".STREAM.CREATE." in s or ".STREAM.DELETE." in s]
 
 
 def test_a_process_reads_only_its_own_replies_and_the_plain_subjects_it_declares():
@@ -82,14 +102,16 @@ def test_the_local_server_knows_every_process_and_the_test_harness():
     config = nats_auth.server_config("k", 4222, "/tmp/x")
     keys = [u["nkey"] for u in config["authorization"]["users"]]
     assert keys == [*(nats_auth.public_key(nats_auth.derived_seed("k", p)) for p in registry.BUS),
+                    nats_auth.public_key(nats_auth.derived_seed("k", nats_auth.OPERATOR)),
                     nats_auth.public_key(nats_auth.derived_seed("k", nats_auth.TEST_ADMIN))]
 
 
 def test_the_helm_values_name_each_processs_public_key_from_the_secret():
     values = yaml.safe_load(generate.nats_auth_values())
     users = values["config"]["merge"]["authorization"]["users"]
-    assert [u["nkey"] for u in users] == [f"<< $NKEY_{registry.env_prefix(p)} >>" for p in registry.BUS]
-    assert set(values["container"]["env"]) == {f"NKEY_{registry.env_prefix(p)}" for p in registry.BUS}
+    identities = [*registry.BUS, nats_auth.OPERATOR]
+    assert [u["nkey"] for u in users] == [f"<< $NKEY_{registry.env_prefix(p)} >>" for p in identities]
+    assert set(values["container"]["env"]) == {f"NKEY_{registry.env_prefix(p)}" for p in identities}
     assert "test-admin" not in generate.nats_auth_values()
 
 
