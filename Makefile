@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test unit lock fuzz provider-fidelity protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-registry bench-runs bench-sdr bench-rolling-restart bench-all clean
+.PHONY: run test unit lock fuzz provider-fidelity protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-registry bench-runs bench-sdr bench-retention bench-rolling-restart bench-all clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -87,6 +87,9 @@ bench-sdr: $(STAMP)
 # (goal: none). Not in bench-all: a soak of several minutes.
 bench-rolling-restart: $(STAMP)
 	$(PY) -m bench.rolling_restart $(ARGS)
+
+bench-retention: $(STAMP)
+	$(PY) -m bench.retention $(ARGS)
 
 # Every bench above in sequence, then one table of their headlines (bench/results/latest.json); ARGS=--quick: a smoke
 # run with lighter arguments.

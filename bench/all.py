@@ -42,6 +42,7 @@ BENCHES: dict[str, list[str]] = {
     "registry": ["--numbers", "200000", "--pairs", "10000", "--rounds", "1"],
     "runs": ["--touches", "100", "--rate", "20", "--create", "500"],
     "sdr": ["--leads", "5000", "--requests", "5", "--dry-runs", "1"],
+    "retention": ["--rows", "20000", "--kept", "2000"],
 }
 COLUMNS = ("bench", "path", "figure", "baseline", "ratio", "p50/p99 ms", "goal", "verdict")
 

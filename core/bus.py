@@ -14,7 +14,9 @@ those whose answer the provider uses go to their owner over RPC instead. Each ca
 (core.provider_proof), checked by the consumer before its handler sees it.
 
 Each process connects as its own NATS user (core.nats_auth: `login`), allowed what core.registry.BUS declares; it
-creates only the streams it publishes to (`creates`) and waits for the others.
+creates only the streams it publishes to (`creates`) and waits for the others. Each stream is bounded (`max_age`,
+`max_bytes` and what goes when full: settings NATS_EVENTS_* and NATS_PROVIDER_*, `limits_of`), and its creators
+give an existing stream the limits they were started with.
 """
 from __future__ import annotations
 
@@ -34,7 +36,7 @@ from google.protobuf.message import Message
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import AckPolicy, ConsumerConfig, PubAck, RetentionPolicy, StreamConfig
+from nats.js.api import AckPolicy, ConsumerConfig, DiscardPolicy, PubAck, RetentionPolicy, StreamConfig
 from nats.js.errors import NotFoundError
 from opentelemetry.trace import SpanKind
 
@@ -53,15 +55,34 @@ STREAM = registry.EVENTS_STREAM
 SUBJECT_PREFIX = "events."
 PROVIDER_STREAM = registry.PROVIDER_STREAM
 PROVIDER_SUBJECT_PREFIX = "provider."
-# A provider's message waits this long at most for its service (which applies it in milliseconds when up).
-PROVIDER_MESSAGE_MAX_AGE = 7 * 24 * 3600.0
+# Their limits come from the settings (limits_of); these are what the bus is started with otherwise (a test's).
 STREAMS = {
     STREAM: StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], duplicate_window=120.0),
     PROVIDER_STREAM: StreamConfig(name=PROVIDER_STREAM, subjects=[PROVIDER_SUBJECT_PREFIX + ">"],
-                                  retention=RetentionPolicy.WORK_QUEUE, max_age=PROVIDER_MESSAGE_MAX_AGE,
-                                  duplicate_window=120.0),
+                                  retention=RetentionPolicy.WORK_QUEUE, duplicate_window=120.0),
     registry.DEADLETTER_STREAM: deadletters.STREAM_CONFIG,
 }
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a stream keeps at most: messages younger than `max_age` seconds, `max_bytes` in all; `discard` says
+    which go when it is full (OLD: the oldest; NEW: a new message is refused)."""
+    max_age: float
+    max_bytes: int
+    discard: DiscardPolicy
+
+    def differ(self, config: StreamConfig) -> bool:
+        return (config.max_age, config.max_bytes, config.discard) != (self.max_age, self.max_bytes, self.discard)
+
+
+def limits_of(settings: Settings) -> dict[str, Limits]:
+    """Each stream's limits, from NATS_EVENTS_* and NATS_PROVIDER_*."""
+    day = 24 * 3600.0
+    return {STREAM: Limits(settings.nats_events_max_age_days * day, settings.nats_events_max_bytes,
+                           DiscardPolicy(settings.nats_events_discard)),
+            PROVIDER_STREAM: Limits(settings.nats_provider_max_age_days * day, settings.nats_provider_max_bytes,
+                                    DiscardPolicy(settings.nats_provider_discard))}
 # Publishes awaiting JetStream's acknowledgement at once, at most (nats-py's default, stated: publish_in_order
 # reads it).
 PUBLISH_ASYNC_MAX_PENDING = 4000
@@ -166,8 +187,10 @@ class EventBus:
 
     def __init__(self, url: str, name: str, publish_timeout: float = 2.0, stream_replicas: int = 1, *,
                  login: Login | None = None, keys: KeyRing | None = None,
-                 creates: tuple[str, ...] = (STREAM, PROVIDER_STREAM), tls_ca: str = ""):
+                 creates: tuple[str, ...] = (STREAM, PROVIDER_STREAM), tls_ca: str = "",
+                 limits: dict[str, Limits] | None = None):
         self.url = url
+        self.limits = limits or {}
         self.name = name
         self.login = login
         self.keys = keys
@@ -186,7 +209,7 @@ class EventBus:
         use = registry.BUS.get(process, registry.BusUse())
         return cls(settings.nats_url, connection_name or process, stream_replicas=settings.nats_stream_replicas,
                    login=nats_auth.login_of(settings, process), keys=keys, creates=use.creates,
-                   tls_ca=settings.nats_tls_ca)
+                   tls_ca=settings.nats_tls_ca, limits=limits_of(settings))
 
     @property
     def is_connected(self) -> bool:
@@ -245,10 +268,19 @@ class EventBus:
             # Publishes are acknowledged by JetStream before they return, so nothing is left to drain.
             await self.nc.close()
 
+    def _config(self, name: str) -> StreamConfig:
+        """The stream's configuration (STREAMS) with `stream_replicas` copies and this bus's limits for it."""
+        config = dataclasses.replace(STREAMS[name], num_replicas=self.stream_replicas)
+        limits = self.limits.get(name)
+        if limits is None:
+            return config
+        return dataclasses.replace(config, max_age=limits.max_age, max_bytes=limits.max_bytes, discard=limits.discard)
+
     async def ensure_stream(self, name: str = STREAM) -> None:
-        """Create the stream (of STREAMS, with `stream_replicas` copies) unless it exists, when this process is one
-        of its creators (else ConnectionError until they have); an existing stream keeps its copies (a warning says
-        when they differ: `nats stream edit --replicas` changes them)."""
+        """Create the stream (of STREAMS, with `stream_replicas` copies and its `limits`) unless it exists, when
+        this process is one of its creators (else ConnectionError until they have). A creator gives an existing
+        stream its limits when they differ (logged); the stream keeps its copies (a warning says when they differ:
+        `nats stream edit --replicas` changes them)."""
         if name in self._streams_ready:
             return
         if self.js is None:
@@ -258,10 +290,16 @@ class EventBus:
             if info.config.num_replicas != self.stream_replicas:
                 log.warning("stream %s keeps %s copies, not the %s of NATS_STREAM_REPLICAS", name,
                             info.config.num_replicas, self.stream_replicas)
+            limits = self.limits.get(name)
+            if name in self.creates and limits is not None and limits.differ(info.config):
+                log.info("stream %s: limits set to max_age %gs, max_bytes %d, discard %s", name, limits.max_age,
+                         limits.max_bytes, limits.discard.value)
+                await self.js.update_stream(dataclasses.replace(info.config, max_age=limits.max_age,
+                                                                max_bytes=limits.max_bytes, discard=limits.discard))
         except NotFoundError:
             if name not in self.creates:
                 raise ConnectionError(f"stream {name} does not exist yet (its publishers create it)") from None
-            await self.js.add_stream(dataclasses.replace(STREAMS[name], num_replicas=self.stream_replicas))
+            await self.js.add_stream(self._config(name))
         self._streams_ready.add(name)
 
     async def receive(self, subject: str, body: bytes, message_id: str) -> None:

@@ -22,6 +22,7 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, Protocol, TypeVar
 
 import asyncpg
@@ -34,7 +35,7 @@ from grpc_reflection.v1alpha import reflection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import bus as bus_module
-from core import caller, costs, deadlines, logs, metrics, registry, rpc, telemetry, uow
+from core import caller, costs, deadlines, logs, metrics, registry, retention, rpc, telemetry, uow
 from core import settings as settings_module
 from core.background import Background
 from core.bus import BatchHandler, DurableConsumer, EventBus, Handler
@@ -72,6 +73,8 @@ class Runtime:
     # Run at shutdown, last added first, after the server stopped and before the database and bus close.
     on_stop: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     consumers: list[DurableConsumer] = field(default_factory=list)  # started by `consume`
+    # What the service's retention sweep deletes (core.retention): its outbox's and inbox's, and what `retain` adds.
+    retained: list[retention.Rule] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.db = Database(self.engine, self._wake_relay, self.pool)
@@ -99,6 +102,10 @@ class Runtime:
                               f"{consumer.stream} (core.registry.BUS): its NATS user would not be let through")
         self.consumers.append(consumer)
         self.run(consumer)
+
+    def retain(self, *rules: retention.Rule) -> None:
+        """Add the service's own tables to its retention sweep (started once `build` returns)."""
+        self.retained.extend(rules)
 
     def closing(self, client: Closable) -> Closable:
         """A provider client (providers.configured), closed at shutdown."""
@@ -259,7 +266,11 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
 
     server = grpc.aio.server(options=server_options(settings))
     service_names = []
+    runtime.retained[:0] = standard_retention(service, settings)
     servicer = build(runtime)
+    if runtime.retained:
+        runtime.run(retention.RetentionSweep(engine, runtime.retained, interval=settings.retention_interval_seconds,
+                                             batch=settings.retention_batch))
     if instruments is not None:
         observe(runtime, outbox_table, instruments)
     if service is not None:
@@ -306,6 +317,19 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     await pool.close()
     await engine.dispose()
     log.info("%s stopped", name)
+
+
+def standard_retention(service: registry.Service | None, settings: Settings) -> list[retention.Rule]:
+    """The retention of a service's outbox (published rows) and inbox (ids past the dedup window), those it has."""
+    if service is None or not service.schema:
+        return []
+    tables = {t.name: t for t in importlib.import_module(f"{service.module}.schema").metadata.tables.values()}
+    rules = []
+    if "outbox" in tables:
+        rules.append(retention.published_outbox(tables["outbox"], timedelta(days=settings.retention_outbox_days)))
+    if "inbox" in tables:
+        rules.append(retention.inbox_ids(tables["inbox"], timedelta(days=settings.retention_inbox_days)))
+    return rules
 
 
 def main(name: str) -> None:

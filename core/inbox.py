@@ -15,6 +15,7 @@ def inbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
         sa.Column("consumer", sa.Text, primary_key=True),
         sa.Column("event_id", Uuid, primary_key=True),
         sa.Column("processed_at", Ts, server_default=sa.func.now(), nullable=False),
+        sa.Index("inbox_processed", "processed_at"),  # the retention sweep's scan (core.retention.inbox_ids)
         schema=schema,
     )
 

@@ -55,6 +55,8 @@ COUNTERS = (
     # providers' HTTP APIs
     ("provider_errors", "switchboard.provider.errors", "{request}",
      "Provider requests that failed (5xx, 429 or no answer)"),
+    # retention sweeps (core.retention): per schema.table
+    ("retention_deleted", "switchboard.retention.deleted", "{row}", "Rows deleted as past their retention"),
     # durable consumers: per stream and consumer (core.deadletters)
     ("dead_letters", "switchboard.dead_letters", "{message}",
      "Messages a consumer gave up on, stored as dead letters"),
@@ -79,6 +81,7 @@ class Instruments:
     webhook_attempts: Counter
     webhook_failures: Counter
     provider_errors: Counter
+    retention_deleted: Counter
     dead_letters: Counter
     http_duration: Histogram
     rpc_duration: Histogram

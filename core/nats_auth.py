@@ -124,6 +124,9 @@ def _consumer_api(c: registry.Consumer) -> list[str]:
             f"deadletter.{c.stream}.{c.durable}"]  # core.deadletters.subject_of
 
 
+SETTINGS_LIMITED = (registry.EVENTS_STREAM, registry.PROVIDER_STREAM)
+
+
 def permissions(process: str) -> dict[str, Any]:
     """The NATS permissions of `process`'s user, from core.registry.BUS."""
     use = registry.BUS[process]
@@ -131,6 +134,8 @@ def permissions(process: str) -> dict[str, Any]:
     publish = [*(f"events.{t}" for t in use.events), *use.provider, *use.publishes,
                *(f"{JS_API}.STREAM.INFO.{s}" for s in streams),
                *(f"{JS_API}.STREAM.CREATE.{s}" for s in use.creates),
+               # the streams whose limits come from the settings: their creators set them (core.bus.ensure_stream)
+               *(f"{JS_API}.STREAM.UPDATE.{s}" for s in use.creates if s in SETTINGS_LIMITED),
                *(subject for c in use.consumers for subject in _consumer_api(c))]
     subscribe = [f"{inbox(process)}.>", *use.subscribes]
     return {"publish": {"allow": publish}, "subscribe": {"allow": subscribe}}

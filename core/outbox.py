@@ -55,6 +55,8 @@ def outbox_table(metadata: sa.MetaData, schema: str) -> sa.Table:
         sa.Column("headers", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
         sa.Column("published_at", Ts),
         sa.Index("outbox_pending", "id", postgresql_where=sa.text("published_at IS NULL")),
+        # the retention sweep's scan (core.retention.published_outbox)
+        sa.Index("outbox_published", "published_at", postgresql_where=sa.text("published_at IS NOT NULL")),
         schema=schema,
     )
     created_with(table, *notify_trigger(schema))

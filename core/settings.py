@@ -194,6 +194,27 @@ class Settings(BaseSettings):
     # Copies of each JetStream stream the cluster keeps (3 on a 3-node cluster, deploy/nats-values.yaml); used when
     # a process creates the streams, that is on a new cluster.
     nats_stream_replicas: int = Field(1, alias="NATS_STREAM_REPLICAS", ge=1, le=5)
+    # The streams' limits, set on create and on every start (an existing stream gets them: core.bus.ensure_stream).
+    # Together well under JetStream's volume (10 Gi in deploy/nats-values.yaml), which must also hold the file
+    # store's overhead. EVENTS is history its consumers read within seconds: when full, the oldest go (`old`), so
+    # publishing never stops; PROVIDER holds messages not yet applied: when full, a new one is refused (`new`)
+    # and the provider, answered 503, sends it again later.
+    nats_events_max_age_days: PositiveFloat = Field(7.0, alias="NATS_EVENTS_MAX_AGE_DAYS")
+    nats_events_max_bytes: PositiveInt = Field(4 * 1024 ** 3, alias="NATS_EVENTS_MAX_BYTES")
+    nats_events_discard: Literal["old", "new"] = Field("old", alias="NATS_EVENTS_DISCARD")
+    nats_provider_max_age_days: PositiveFloat = Field(7.0, alias="NATS_PROVIDER_MAX_AGE_DAYS")
+    nats_provider_max_bytes: PositiveInt = Field(2 * 1024 ** 3, alias="NATS_PROVIDER_MAX_BYTES")
+    nats_provider_discard: Literal["old", "new"] = Field("new", alias="NATS_PROVIDER_DISCARD")
+    # Retention of the platform's own records (core.retention), swept by each service a batch at a time: published
+    # outbox rows; consumers' inbox ids (at least as long as either stream keeps a message, which could be
+    # delivered again until then); finished webhook deliveries with their attempts; the usage log's API request
+    # entries (a call's entry stays: the balance's minutes_used sums them).
+    retention_outbox_days: PositiveFloat = Field(3.0, alias="RETENTION_OUTBOX_DAYS")
+    retention_inbox_days: PositiveFloat = Field(14.0, alias="RETENTION_INBOX_DAYS")
+    retention_webhook_deliveries_days: PositiveFloat = Field(30.0, alias="RETENTION_WEBHOOK_DELIVERIES_DAYS")
+    retention_usage_days: PositiveFloat = Field(400.0, alias="RETENTION_USAGE_DAYS")
+    retention_interval_seconds: PositiveFloat = Field(300.0, alias="RETENTION_INTERVAL_SECONDS")
+    retention_batch: PositiveInt = Field(1000, alias="RETENTION_BATCH")
     home: Annotated[Path, AfterValidator(Path.resolve)] = Field(Path(".switchboard"), alias="SWITCHBOARD_HOME")
     http_host: str = Field("127.0.0.1", alias="HOST")
     http_port: Port = Field(8080, alias="PORT")
@@ -454,6 +475,14 @@ class Settings(BaseSettings):
         if self.grpc_min_ping_interval_seconds > self.grpc_keepalive_seconds:
             raise ValueError("GRPC_MIN_PING_INTERVAL_SECONDS: must be at most GRPC_KEEPALIVE_SECONDS, or a server "
                              "would close its clients' connections for pinging too often (GOAWAY too_many_pings)")
+        return self
+
+    @model_validator(mode="after")
+    def _inbox_outlasts_the_streams(self) -> Settings:
+        longest = max(self.nats_events_max_age_days, self.nats_provider_max_age_days)
+        if self.retention_inbox_days < longest:
+            raise ValueError(f"RETENTION_INBOX_DAYS: must be at least {longest:g} (NATS_EVENTS_MAX_AGE_DAYS, "
+                             "NATS_PROVIDER_MAX_AGE_DAYS), or a message still on a stream could be applied twice")
         return self
 
     def grpc_tls(self) -> GrpcTls | None:

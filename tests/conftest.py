@@ -65,6 +65,8 @@ TEST_ENV = {
     "NATIONAL_DNC_AREA_CODES": "505",
     # the reaper closes a silent call a second past its max_duration
     "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1",
+    # each service's retention sweep looks every second (with the default retention: tests/integration/test_retention.py)
+    "RETENTION_INTERVAL_SECONDS": "1",
     # payment webhooks retried in milliseconds; a trial lasts 10 minutes (tests move billing
     # on with the simulator's advance); provisioning retried within a second; an unpaid
     # subscription pauses its workspace at once

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core.pagination import Page, Paged, fetch_page
 from core.records import or_none, record
+from core.retention import Rule
 from core.uow import Connections, Database, Unit, UnitOfWork
 from services.accounts import store
 from services.accounts.billing_repository import SqlBilling, business_record
@@ -314,3 +315,8 @@ class PooledAccounts:
     async def append_usage(self, records: list[tuple[Any, ...]], last_used: dict[str, datetime]) -> None:
         async with self.database.pooled() as conn:
             await store.append_usage(conn, records, last_used)
+
+
+def retention_rules(keep_usage: timedelta) -> list[Rule]:
+    """The accounts' own records past their time (core.retention): the usage log's request entries."""
+    return [store.usage_retention(keep_usage)]

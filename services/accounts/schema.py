@@ -128,6 +128,8 @@ sa.Index("usage_log_account_created", usage_log.c.account_id, usage_log.c.create
 sa.Index("usage_log_business_calls", usage_log.c.business_id, postgresql_where=sa.text("call_id IS NOT NULL"))
 # One entry per call (a redelivered call event adds nothing).
 sa.Index("usage_log_call_once", usage_log.c.call_id, unique=True, postgresql_where=sa.text("method = 'CALL'"))
+# The retention sweep's scan of the requests' entries (services.accounts.retention).
+sa.Index("usage_log_requests", usage_log.c.created_at, postgresql_where=sa.text("method <> 'CALL'"))
 
 payment_events = sa.Table(
     "payment_events", metadata,

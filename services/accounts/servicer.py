@@ -8,6 +8,7 @@ one client, deadline table and caller rules (core.registry). `AccountsServicer` 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 
 from core.bus import PROVIDER_STREAM, EventBus
 from core.grpc_server import Runtime
@@ -29,7 +30,7 @@ from services.accounts.identity.service import Identity
 from services.accounts.identity.servicer import IdentityServicer
 from services.accounts.identity.sign_in import SignInLinks
 from services.accounts.provisioning.service import Provisioning
-from services.accounts.repository import AccountsUnit, HotPath, PooledAccounts, accounts_units
+from services.accounts.repository import AccountsUnit, HotPath, PooledAccounts, accounts_units, retention_rules
 from services.accounts.workspaces.service import Workspaces
 from services.accounts.workspaces.servicer import WorkspacesServicer
 from switchboard.v1 import accounts_pb2_grpc
@@ -73,6 +74,7 @@ def build(runtime: Runtime) -> AccountsServicer:
                  GrpcAgents(runtime.client("agents")))
     runtime.on_stop.extend(parts.billing.closers)
     runtime.run(BillingWorker(parts.billing, s.billing_interval_seconds))
+    runtime.retain(*retention_rules(timedelta(days=s.retention_usage_days)))
     # The provider's events the gateway stored: retried until they apply (a database outage of any length loses
     # none); only one that can never apply is terminated.
     runtime.consume(payments_service.EVENTS_CONSUMER, parts.billing.payments.apply_event, stream=PROVIDER_STREAM,

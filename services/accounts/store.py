@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import leases, standing
+from core import leases, retention, standing
 from core.db import Prepared, lock_until_commit
 from services.accounts.schema import (
     SCHEMA,
@@ -313,6 +313,13 @@ async def append_call_usage(conn: AsyncConnection, entries: list[dict[str, Any]]
         [{**e, "api_key_id": None, "endpoint": CALL_ENDPOINT, "method": CALL_METHOD, "status_code": 200}
          for e in entries])
     return len(inserted.all())
+
+
+def usage_retention(keep: timedelta) -> retention.Rule:
+    """The usage log's API request entries older than `keep` go; a call's entry stays (minutes_used sums them).
+    The usage_log_requests index serves the scan."""
+    return retention.Rule("accounts.usage_log", keep, retention.older_than(
+        usage_log, usage_log.c.created_at, usage_log.c.method != CALL_METHOD))
 
 
 async def minutes_used(conn: AsyncConnection, business_ids: Iterable[str]) -> dict[str, int]:

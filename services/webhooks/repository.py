@@ -21,6 +21,7 @@ from core.events import Envelope
 from core.inbox import first_deliveries
 from core.pagination import Page, Paged, fetch_page
 from core.records import record
+from core.retention import Rule
 from core.uow import Unit
 from services.webhooks import store
 from services.webhooks.records import CallSecret, Delivery, Failing, Subscription
@@ -264,3 +265,9 @@ class WebhooksUnit(Unit):
         self.subscriptions = subscriptions_on(handle)
         self.events = events_on(handle)
         self.deliveries = deliveries_on(handle)
+
+
+def retention_rules(keep: timedelta) -> list[Rule]:
+    """The webhooks' own records past `keep` (core.retention): finished deliveries with their attempts; a pending
+    delivery stays whatever its age. The event history (`events`) is the businesses' data, not bounded here."""
+    return [Rule("webhooks.deliveries", keep, store.delete_finished_deliveries)]

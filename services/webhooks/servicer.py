@@ -2,6 +2,8 @@
 replies."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from core import destinations
 from core.events import PARTNER_EVENT_TYPES, Envelope
 from core.grpc_server import Runtime
@@ -13,7 +15,7 @@ from core.uow import UnitOfWork
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
 from services.webhooks.records import Delivery, Subscription
-from services.webhooks.repository import WebhooksUnit
+from services.webhooks.repository import WebhooksUnit, retention_rules
 from services.webhooks.service import CallSecretView, Webhooks
 from switchboard.v1 import webhooks_pb2, webhooks_pb2_grpc
 
@@ -127,5 +129,6 @@ def build(runtime: Runtime) -> WebhooksServicer:
     sender = Sender(loopback)
     runtime.on_stop.append(sender.close)
     box = SecretBox(runtime.settings.webhook_secrets_key.reveal())
+    runtime.retain(*retention_rules(timedelta(days=runtime.settings.retention_webhook_deliveries_days)))
     return WebhooksServicer(Webhooks(UnitOfWork(runtime.db, WebhooksUnit), box, sender, loopback,
                                      runtime.settings.webhook_lease))

@@ -10,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from core import retention
 from core.events import Envelope
 from services.webhooks.schema import (
     attempts,
@@ -237,3 +238,13 @@ async def ensure_call_secret(conn: AsyncConnection, business_id: str, sealed: st
     row = await call_secret_of(conn, business_id)
     assert row is not None  # made above when it was missing
     return row
+
+
+async def delete_finished_deliveries(conn: AsyncConnection, cutoff: datetime, limit: int) -> int:
+    """Up to `limit` finished deliveries (not pending) created before `cutoff`, claimed with SKIP LOCKED, and their
+    attempts; how many deliveries (core.retention: the deliveries_finished index)."""
+    due = sa.and_(deliveries.c.status != "pending", deliveries.c.created_at < cutoff)
+    gone = (await conn.execute(retention.claimed(deliveries, due, limit).returning(deliveries.c.id))).scalars().all()
+    if gone:
+        await conn.execute(attempts.delete().where(attempts.c.delivery_id.in_(gone)))
+    return len(gone)

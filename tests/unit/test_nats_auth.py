@@ -34,8 +34,10 @@ def test_a_process_may_publish_only_its_own_subjects():
     dispatcher = _allowed("webhooks-dispatcher", "publish")
     assert not [s for s in dispatcher if s.startswith(("events.", "provider.", "switchboard.", ">"))]
     assert "$JS.API.CONSUMER.CREATE.EVENTS.webhooks-dispatcher.events.>" in dispatcher
-    # it waits for the streams' publishers, and creates only the stream of its own dead letters
+    # it waits for the streams' publishers (leaving their limits to them), and creates only the stream of its own
+    # dead letters
     assert [s for s in dispatcher if ".STREAM.CREATE." in s] == ["$JS.API.STREAM.CREATE.DEADLETTERS"]
+    assert not [s for s in dispatcher if ".STREAM.UPDATE." in s]
     assert [s for s in dispatcher if s.startswith("deadletter.")] == ["deadletter.EVENTS.webhooks-dispatcher"]
     gateway = _allowed(registry.GATEWAY, "publish")
     assert {"provider.payments.events", "$JS.API.STREAM.CREATE.PROVIDER"} <= set(gateway)
@@ -44,7 +46,11 @@ def test_a_process_may_publish_only_its_own_subjects():
     assert "events.workspace.teardown_completed" in accounts
     assert [p for p in registry.BUS if "events.workspace.teardown_completed" in _allowed(p, "publish")] == ["accounts"]
     assert not [s for p in registry.BUS for s in _allowed(p, "publish") + _allowed(p, "subscribe")
-                if s in (">", "$JS.API.>", "_INBOX.>") or ".STREAM.DELETE." in s or ".STREAM.UPDATE." in s]
+                if s in (">", "$JS.API.>", "_INBOX.>") or ".STREAM.DELETE." in s]
+    # a stream's creators alone may update it (they set its limits on start: core.bus.ensure_stream)
+    assert {(p, s.rpartition(".")[2]) for p in registry.BUS for s in _allowed(p, "publish") if ".STREAM.UPDATE." in s} \
+        == {(p, stream) for p, use in registry.BUS.items() for stream in use.creates
+            if stream in (registry.EVENTS_STREAM, registry.PROVIDER_STREAM)}
 
 
 def test_each_consumer_may_store_its_own_dead_letters_and_the_operator_read_and_replay_them():

@@ -6,9 +6,11 @@ from ipaddress import ip_network
 from pathlib import Path
 
 import pytest
+from nats.js.api import DiscardPolicy
 from pydantic import ValidationError
 
 from core import deadlines, grpc_server, plans, registry, rpc, settings, x402_defaults
+from core.bus import PROVIDER_STREAM, STREAM, EventBus, limits_of
 from core.settings import (
     DATABASE_POOLS,
     DEV_SECRET,
@@ -246,3 +248,31 @@ def test_each_kind_of_process_has_its_pools_and_the_settings_override_them():
     tuned = Settings(DATABASE_POOL_SIZE=2, DATABASE_RAW_POOL_SIZE=1)
     assert tuned.database_pool("service") == (2, DATABASE_POOLS["service"].overflow, 1)
     assert tuned.database_pool("worker") == (2, DATABASE_POOLS["worker"].overflow, 1)
+
+
+def test_retention_and_stream_limits_have_their_documented_defaults_and_the_inbox_outlasts_the_streams(load):
+    s = load()
+    assert (s.retention_outbox_days, s.retention_inbox_days, s.retention_webhook_deliveries_days,
+            s.retention_usage_days, s.retention_interval_seconds, s.retention_batch) == (3, 14, 30, 400, 300, 1000)
+    limits = limits_of(s)
+    assert (limits[STREAM].max_age, limits[STREAM].max_bytes, limits[STREAM].discard) == (
+        7 * 86400, 4 * 1024 ** 3, DiscardPolicy.OLD)
+    assert (limits[PROVIDER_STREAM].max_age, limits[PROVIDER_STREAM].max_bytes, limits[PROVIDER_STREAM].discard) == (
+        7 * 86400, 2 * 1024 ** 3, DiscardPolicy.NEW)
+    # together well under JetStream's 10 Gi volume (deploy/nats-values.yaml)
+    assert sum(limit.max_bytes for limit in limits.values()) <= 0.6 * 10 * 1024 ** 3
+    created = EventBus("nats://x", "test", stream_replicas=3, limits=limits)._config(STREAM)
+    assert (created.max_age, created.max_bytes, created.discard, created.num_replicas) == (
+        7 * 86400, 4 * 1024 ** 3, DiscardPolicy.OLD, 3)
+    tuned = limits_of(load(NATS_EVENTS_MAX_AGE_DAYS="1", NATS_EVENTS_MAX_BYTES="1000", NATS_EVENTS_DISCARD="new"))
+    assert (tuned[STREAM].max_age, tuned[STREAM].max_bytes, tuned[STREAM].discard) == (86400, 1000, DiscardPolicy.NEW)
+    with pytest.raises(SystemExit, match=r"^RETENTION_INBOX_DAYS: must be at least 10"):
+        load(NATS_PROVIDER_MAX_AGE_DAYS="10", RETENTION_INBOX_DAYS="9")
+
+
+def test_each_service_sweeps_its_outbox_and_inbox_and_its_own_records(load):
+    s = load()
+    rules = {name: [(r.name, r.keep) for r in grpc_server.standard_retention(registry.service(name), s)]
+             for name in ("accounts", "webhooks", "evals")}
+    assert rules == {"accounts": [("accounts.outbox", timedelta(days=3)), ("accounts.inbox", timedelta(days=14))],
+                     "webhooks": [("webhooks.inbox", timedelta(days=14))], "evals": []}
