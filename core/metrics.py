@@ -26,6 +26,7 @@ from core.background import Periodic
 
 if TYPE_CHECKING:
     import aiohttp
+    import grpc
 
     from core.settings import Settings
 
@@ -42,13 +43,11 @@ def status_class(status: int) -> str:
 
 # Every counter and histogram: its attribute on Instruments, then its name (as exported by OTLP; Prometheus replaces
 # the dots with underscores and adds the unit and `_total`: README, Observability), unit and description.
+# The gateway's requests are OpenTelemetry's aiohttp-server instrumentation's (`http.server.request.duration`, by
+# http.request.method, http.route and http.response.status_code: core.telemetry.http_server_instrumented); the
+# RPCs' are named and described by the semantic conventions (`rpc.server.duration`, `rpc.client.duration`), which
+# stock dashboards and alerts read.
 COUNTERS = (
-    # gateway: per route template, method and status class
-    ("http_requests", "switchboard.http.requests", "{request}", "HTTP requests answered by the gateway"),
-    ("http_errors", "switchboard.http.errors", "{request}", "HTTP requests answered with a 5xx status"),
-    # gRPC, server side: per method and status code
-    ("rpc_requests", "switchboard.rpc.requests", "{call}", "gRPC calls served"),
-    ("rpc_errors", "switchboard.rpc.errors", "{call}", "gRPC calls served with a status other than OK"),
     # webhooks dispatcher
     ("webhook_attempts", "switchboard.webhooks.attempts", "{attempt}", "Webhook delivery attempts, by outcome"),
     ("webhook_failures", "switchboard.webhooks.failures", "{attempt}", "Webhook delivery attempts that failed"),
@@ -57,8 +56,9 @@ COUNTERS = (
      "Provider requests that failed (5xx, 429 or no answer)"),
 )
 HISTOGRAMS = (  # in seconds
-    ("http_duration", "switchboard.http.duration", "s", "Time the gateway took to answer a request"),
-    ("rpc_duration", "switchboard.rpc.duration", "s", "Time a gRPC call took to serve"),
+    # gRPC: per rpc.system, rpc.service, rpc.method and rpc.grpc.status_code (its number: 0 is OK)
+    ("rpc_server_duration", "rpc.server.duration", "s", "Measures the duration of inbound RPC."),
+    ("rpc_client_duration", "rpc.client.duration", "s", "Measures the duration of outbound RPC."),
     ("webhook_lag", "switchboard.webhooks.delivery_lag", "s", "From a delivery's creation to its successful attempt"),
     ("scheduler_lateness", "switchboard.runs.scheduler_lateness", "s",
      "How late past its due time the runs scheduler claimed a touch"),
@@ -66,18 +66,19 @@ HISTOGRAMS = (  # in seconds
 )
 
 
+def rpc_attributes(service: str, method: str, code: grpc.StatusCode) -> dict[str, str | int]:
+    """A call's attributes in the semantic conventions' names."""
+    return {"rpc.system": "grpc", "rpc.service": service, "rpc.method": method, "rpc.grpc.status_code": code.value[0]}
+
+
 class Instruments:
     """Every instrument of the platform (COUNTERS, HISTOGRAMS), made once per process on its meter."""
 
-    http_requests: Counter
-    http_errors: Counter
-    rpc_requests: Counter
-    rpc_errors: Counter
     webhook_attempts: Counter
     webhook_failures: Counter
     provider_errors: Counter
-    http_duration: Histogram
-    rpc_duration: Histogram
+    rpc_server_duration: Histogram
+    rpc_client_duration: Histogram
     webhook_lag: Histogram
     scheduler_lateness: Histogram
     provider_duration: Histogram
@@ -89,18 +90,13 @@ class Instruments:
         for attribute, name, unit, description in HISTOGRAMS:
             setattr(self, attribute, meter.create_histogram(name, unit, description))
 
-    def http_done(self, route: str, method: str, status: int, seconds: float) -> None:
-        attributes = {"http.route": route, "http.request.method": method, "status_class": status_class(status)}
-        self.http_requests.add(1, attributes)
-        self.http_duration.record(seconds, attributes)
-        if status >= 500:
-            self.http_errors.add(1, attributes)
+    def rpc_server_done(self, service: str, method: str, code: grpc.StatusCode, seconds: float) -> None:
+        """A call served: `service` is package.Service, `method` its method's name."""
+        self.rpc_server_duration.record(seconds, rpc_attributes(service, method, code))
 
-    def rpc_done(self, method: str, code: str, seconds: float) -> None:
-        self.rpc_requests.add(1, {"rpc.method": method, "rpc.grpc.status_code": code})
-        self.rpc_duration.record(seconds, {"rpc.method": method})
-        if code != "OK":
-            self.rpc_errors.add(1, {"rpc.method": method, "rpc.grpc.status_code": code})
+    def rpc_client_done(self, service: str, method: str, code: grpc.StatusCode, seconds: float) -> None:
+        """A call made to another service."""
+        self.rpc_client_duration.record(seconds, rpc_attributes(service, method, code))
 
     def webhook_attempt(self, status: str, seconds_since_created: float) -> None:
         """One delivery attempt and the delivery's status after it: delivered (its lag recorded), pending (to be
