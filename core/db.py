@@ -15,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from core import costs
+from core import costs, metrics
 
 
 def async_url(database_url: str) -> str:
@@ -51,6 +51,7 @@ def create_engine(database_url: str, *, pool_size: int = 5, max_overflow: int = 
     sa.event.listen(engine.sync_engine.pool, "checkout", _replace_closed)
     if costs.enabled:
         costs.instrument_engine(engine)
+    metrics.instrument_engine(engine)  # each statement timed, when metrics are on
     return engine
 
 
@@ -76,6 +77,7 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("json", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
     if costs.enabled:
         costs.instrument_connection(conn)
+    metrics.instrument_connection(conn)
 
 
 async def create_pool(database_url: str, *, size: int = 5, statement_cache: bool = True,

@@ -59,6 +59,8 @@ HISTOGRAMS = (  # in seconds
     # gRPC: per rpc.system, rpc.service, rpc.method and rpc.grpc.status_code (its number: 0 is OK)
     ("rpc_server_duration", "rpc.server.duration", "s", "Measures the duration of inbound RPC."),
     ("rpc_client_duration", "rpc.client.duration", "s", "Measures the duration of outbound RPC."),
+    # SQL statements: per db.system.name, db.operation.name (the statement's first word) and error.type
+    ("db_duration", "db.client.operation.duration", "s", "Duration of database client operations."),
     ("webhook_lag", "switchboard.webhooks.delivery_lag", "s", "From a delivery's creation to its successful attempt"),
     ("scheduler_lateness", "switchboard.runs.scheduler_lateness", "s",
      "How late past its due time the runs scheduler claimed a touch"),
@@ -79,6 +81,7 @@ class Instruments:
     provider_errors: Counter
     rpc_server_duration: Histogram
     rpc_client_duration: Histogram
+    db_duration: Histogram
     webhook_lag: Histogram
     scheduler_lateness: Histogram
     provider_duration: Histogram
@@ -97,6 +100,14 @@ class Instruments:
     def rpc_client_done(self, service: str, method: str, code: grpc.StatusCode, seconds: float) -> None:
         """A call made to another service."""
         self.rpc_client_duration.record(seconds, rpc_attributes(service, method, code))
+
+    def db_done(self, statement: str, seconds: float, error: BaseException | None = None) -> None:
+        """A statement run (its text: the operation's name is its first word)."""
+        words = statement.split(None, 1)
+        attributes = {"db.system.name": "postgresql", "db.operation.name": words[0].upper() if words else ""}
+        if error is not None:
+            attributes["error.type"] = type(error).__qualname__
+        self.db_duration.record(seconds, attributes)
 
     def webhook_attempt(self, status: str, seconds_since_created: float) -> None:
         """One delivery attempt and the delivery's status after it: delivered (its lag recorded), pending (to be
@@ -223,3 +234,39 @@ def provider_traces(provider: str) -> list[aiohttp.TraceConfig]:
     trace.on_request_end.append(ended)
     trace.on_request_exception.append(failed)
     return [trace]
+
+
+def instrument_engine(engine: Any) -> None:
+    """Time each statement of a SQLAlchemy engine (an AsyncEngine) as `db.client.operation.duration`, when metrics
+    are on."""
+    instruments = _instruments
+    if instruments is None:
+        return
+    from sqlalchemy import event
+
+    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    def started(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        conn.info["metrics.started"] = time.perf_counter()
+
+    @event.listens_for(engine.sync_engine, "after_cursor_execute")
+    def ended(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        instruments.db_done(statement, time.perf_counter() - conn.info.pop("metrics.started", time.perf_counter()))
+
+    @event.listens_for(engine.sync_engine, "handle_error")
+    def failed(context: Any) -> None:
+        began = context.connection.info.pop("metrics.started", None) if context.connection is not None else None
+        if began is not None:  # it failed running, not before
+            instruments.db_done(context.statement or "", time.perf_counter() - began, context.original_exception)
+
+
+def instrument_connection(conn: Any) -> None:
+    """Time each statement of a raw asyncpg connection (its query logger: elapsed time and error), when metrics are
+    on."""
+    instruments = _instruments
+    if instruments is None:
+        return
+
+    def logged(record: Any) -> None:
+        instruments.db_done(record.query, record.elapsed, record.exception)
+
+    conn.add_query_logger(logged)

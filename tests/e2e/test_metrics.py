@@ -38,6 +38,9 @@ async def test_a_service_counts_its_grpc_calls_and_samples_its_outbox_and_consum
     after = await scrape(port)
     assert value(after, "rpc_server_duration_seconds_count", **signup) == before + 1
     assert value(after, "rpc_server_duration_seconds_sum", **signup) > 0
+    # the signup's statements: SQLAlchemy's (its INSERTs) timed by operation
+    assert value(after, "db_client_operation_duration_seconds_count", db_system_name="postgresql",
+                 db_operation_name="INSERT") >= 1
     assert "switchboard_outbox_lag_seconds{" in after and 'outbox="accounts"' in after
     # sampled in the background: the consumers' counts once they are subscribed
     sampled = await wait_until(lambda: scrape(port), "the consumers' pending counts",

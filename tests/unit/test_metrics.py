@@ -48,6 +48,15 @@ def test_rpcs_are_timed_in_the_semantic_conventions_names(recorded):
     assert found["rpc.client.duration"] == {call(0): 1}
 
 
+def test_a_statement_is_timed_by_its_operation_and_a_failure_by_its_error(recorded):
+    recorded.instruments.db_done("  select 1", 0.001)
+    recorded.instruments.db_done("INSERT INTO sdr.leads VALUES ($1)", 0.002, ValueError("no"))
+    found = recorded()
+    assert found["db.client.operation.duration"] == {
+        frozenset({"db.system.name": "postgresql", "db.operation.name": "SELECT"}.items()): 1,
+        frozenset({"db.system.name": "postgresql", "db.operation.name": "INSERT", "error.type": "ValueError"}.items()): 1}
+
+
 def test_a_webhook_attempt_records_its_lag_only_when_delivered(recorded):
     recorded.instruments.webhook_attempt("delivered", 1.5)
     recorded.instruments.webhook_attempt("pending", 0.1)
