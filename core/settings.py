@@ -379,6 +379,9 @@ class Settings(BaseSettings):
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")
     eval_poll_seconds: PositiveFloat = Field(1.0, alias="EVAL_POLL_SECONDS")
+    # The lease on an unfinished run of the replica driving it (renewed every third of it): a replica that dies
+    # has its runs taken over by another this long after (services.evals.run_service).
+    eval_run_lease_seconds: PositiveFloat = Field(30.0, alias="EVAL_RUN_LEASE_SECONDS")
     # How long an agent's eval gate waits for its runs before refusing the change as unfinished (it must fit, with
     # the provider sync, inside the deadline of Agents.UpdateAgent and the other gated writes: agents.proto).
     eval_gate_max_wait_seconds: NonNegativeFloat = Field(20.0, alias="EVAL_GATE_MAX_WAIT_SECONDS")

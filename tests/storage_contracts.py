@@ -377,7 +377,8 @@ def eval_run_values(scenario, **values) -> dict:
     """A run of `scenario` as a run request records it (queued), with `values` over it."""
     return {"id": new_id(), "business_id": scenario.business_id, "agent_id": scenario.agent_id,
             "eval_id": scenario.id, "eval_name": scenario.name, "batch_id": None, "trigger": "request",
-            "channel": None, "status": "queued", "results": [], "created_at": AT, "updated_at": AT, **values}
+            "channel": None, "status": "queued", "results": [], "created_at": AT, "updated_at": AT, "lease_token": None,
+            "lease_until": None, "submitting_at": None, **values}  # one shape: rows are added in one executemany
 
 
 class EvalRunsRepositoryContract:
@@ -435,22 +436,49 @@ class EvalRunsRepositoryContract:
             [kept] = await eval_runs_in(conn).by_ids([row["id"]])
         assert kept == ended and (kept.status, kept.passed, kept.results) == ("ended", True, [{"status": "pass"}])
 
-    async def test_unfinished_runs_come_with_their_scenarios_mirror_until_it_is_gone(self, database, scenarios_in,
-                                                                                     eval_runs_in):
+    async def test_unfinished_runs_nobody_holds_are_claimed_once_with_their_scenarios_mirror(self, database,
+                                                                                             scenarios_in, eval_runs_in):
+        """Other tests' free runs may be claimed too (one database): only this test's are looked at."""
         scenario = await self.scenario(database, scenarios_in, new_id())
         gone = await self.scenario(database, scenarios_in, scenario.business_id)
-        queued, running, ended, orphan = (eval_run_values(scenario), eval_run_values(scenario, status="running"),
-                                          eval_run_values(scenario, status="ended"), eval_run_values(gone))
+        other, lease = new_id(), timedelta(minutes=1)
+        queued, running, ended, orphan, held, ran_out = (
+            eval_run_values(scenario), eval_run_values(scenario, status="running", submitting_at=AT),
+            eval_run_values(scenario, status="ended"), eval_run_values(gone),
+            eval_run_values(scenario, lease_token=other, lease_until=utcnow() + lease),
+            eval_run_values(scenario, lease_token=other, lease_until=utcnow() - lease))
+        mine = {row["id"] for row in (queued, running, orphan, ran_out)}
         async with database.transaction() as conn:
-            await eval_runs_in(conn).add([queued, running, ended, orphan])
+            await eval_runs_in(conn).add([queued, running, ended, orphan, held, ran_out])
             token = await scenarios_in(conn).take_lease(gone.id, timedelta(minutes=1))
             await scenarios_in(conn).remove_leased(gone.id, token)
-        async with database.read() as conn:
-            mine = {r.id: r for r in await eval_runs_in(conn).unfinished() if r.business_id == scenario.business_id}
-        assert set(mine) == {queued["id"], running["id"], orphan["id"]}
-        assert [mine[row["id"]].provider_eval_id for row in (queued, running, orphan)] == \
+            holder = new_id()  # claimed as they are stored: no other claimer (the stack's evals) sees them free
+            claimed = {r.id: r for r in await eval_runs_in(conn).claim(holder, lease, 10_000) if r.id in mine | {
+                ended["id"], held["id"]}}
+        async with database.transaction() as conn:
+            assert [r for r in await eval_runs_in(conn).claim(new_id(), lease, 10_000) if r.id in claimed] == []
+        assert set(claimed) == mine
+        assert [claimed[row["id"]].provider_eval_id for row in (queued, running, orphan)] == \
             [scenario.provider_eval_id, scenario.provider_eval_id, None]
-        assert (mine[running["id"]].status, mine[orphan["id"]].eval_name) == ("running", "Books a visit")
+        assert (claimed[running["id"]].status, claimed[running["id"]].submitting_at, claimed[queued["id"]].submitting_at,
+                claimed[orphan["id"]].eval_name) == ("running", AT, None, "Books a visit")
+        async with database.transaction() as conn:  # only the holder writes, renews and releases
+            assert await eval_runs_in(conn).record(queued["id"], {"status": "running"}, other) is None
+            assert (await eval_runs_in(conn).record(queued["id"], {"status": "running"}, holder)).status == "running"
+            await eval_runs_in(conn).renew(other, [queued["id"]], timedelta(0))
+            await eval_runs_in(conn).release(other)
+            assert [r.id for r in await eval_runs_in(conn).claim(new_id(), lease, 10_000) if r.id in mine] == []
+            await eval_runs_in(conn).renew(holder, [queued["id"]], -lease)  # its lease has run out
+            await eval_runs_in(conn).release(holder)  # the others' end
+            assert {r.id for r in await eval_runs_in(conn).claim(other, lease, 10_000) if r.id in mine} == mine
+
+    async def test_the_provider_runs_recorded_are_known(self, database, scenarios_in, eval_runs_in):
+        scenario = await self.scenario(database, scenarios_in, new_id())
+        row = eval_run_values(scenario, provider_run_id=f"run-{new_id()}")
+        async with database.transaction() as conn:
+            await eval_runs_in(conn).add([row])
+            assert await eval_runs_in(conn).provider_runs_recorded([row["provider_run_id"], f"run-{new_id()}"]) == \
+                {row["provider_run_id"]}
 
     async def test_the_scenarios_to_run_are_the_agents_oldest_first_with_their_turns(self, database, scenarios_in,
                                                                                     eval_runs_in):

@@ -381,5 +381,8 @@ class VoiceProvider(Protocol):
         on a 429: the `ProviderError` (status 429, `retry_after`) reaches the caller, which backs off."""
 
     async def eval_run(self, run_id: str) -> EvalRun: ...
+    async def eval_runs_since(self, eval_id: str, assistant_id: str, since: datetime) -> list[EvalRun]:
+        """The runs of this eval against this assistant created at or after `since`, oldest first: a run whose
+        submission was cut off before its id was recorded is found here instead of being submitted again."""
 
     async def close(self) -> None: ...

@@ -55,6 +55,8 @@ class Run:
 
 @dataclass(frozen=True)
 class UnfinishedRun(Run):
-    """A run not ended, with its scenario's mirror at the provider (None when the scenario is gone)."""
+    """A run not ended, with when its submission began (None: never) and its scenario's mirror at the provider
+    (None when the scenario is gone)."""
 
+    submitting_at: datetime | None
     provider_eval_id: str | None

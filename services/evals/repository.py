@@ -87,11 +87,22 @@ class RunsRepository(Protocol):
     async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Run]:
         """The agent's `limit` most recent runs, newest first."""
 
-    async def record(self, run_id: str, values: dict[str, Any]) -> Run | None:
-        """The run after `values`, or None when it had ended already (an ended run's results never change)."""
+    async def record(self, run_id: str, values: dict[str, Any], holder: str | None = None) -> Run | None:
+        """The run after `values`, or None when it had ended already (an ended run's results never change) or,
+        with a `holder`, when its lease is no longer the holder's."""
 
-    async def unfinished(self) -> list[UnfinishedRun]:
-        """Runs not ended, with their scenario's `provider_eval_id` (None when the scenario is gone)."""
+    async def claim(self, holder: str, lease: timedelta, limit: int) -> list[UnfinishedRun]:
+        """Up to `limit` unfinished runs nobody holds, leased to `holder` for `lease`, oldest first, with their
+        scenario's `provider_eval_id` (None when the scenario is gone). Two claims never take the same run."""
+
+    async def renew(self, holder: str, run_ids: list[str], lease: timedelta) -> None:
+        """Extend for `lease` from now the leases `holder` still has on these runs."""
+
+    async def release(self, holder: str) -> None:
+        """End every lease `holder` has on unfinished runs (another replica takes them over at once)."""
+
+    async def provider_runs_recorded(self, provider_run_ids: list[str]) -> set[str]:
+        """Which of these provider runs a run of ours has recorded."""
 
     async def scenarios_to_run(self, business_ids: Iterable[str], agent_id: str) -> list[Scenario]:
         """The agent's scenarios (with their turns), oldest first: the ones a fan-out or a gate runs."""
@@ -117,11 +128,21 @@ class SqlRuns:
     async def of_agent(self, business_ids: Iterable[str], agent_id: str, limit: int) -> list[Run]:
         return [_run(row) for row in await self.conn.execute(store.runs_of_agent(business_ids, agent_id, limit))]
 
-    async def record(self, run_id: str, values: dict[str, Any]) -> Run | None:
-        return or_none(_run, await store.record_run(self.conn, run_id, values))
+    async def record(self, run_id: str, values: dict[str, Any], holder: str | None = None) -> Run | None:
+        return or_none(_run, await store.record_run(self.conn, run_id, values, holder))
 
-    async def unfinished(self) -> list[UnfinishedRun]:
-        return [record(UnfinishedRun, row._mapping) for row in await self.conn.execute(store.unfinished_runs())]
+    async def claim(self, holder: str, lease: timedelta, limit: int) -> list[UnfinishedRun]:
+        claimed = await store.claim_runs(self.conn, holder, lease, limit)
+        return [record(UnfinishedRun, row._mapping) for row in await self.conn.execute(store.unfinished_runs(claimed))]
+
+    async def renew(self, holder: str, run_ids: list[str], lease: timedelta) -> None:
+        await store.renew_runs(self.conn, holder, run_ids, lease)
+
+    async def release(self, holder: str) -> None:
+        await store.release_runs(self.conn, holder)
+
+    async def provider_runs_recorded(self, provider_run_ids: list[str]) -> set[str]:
+        return await store.provider_runs_recorded(self.conn, provider_run_ids)
 
     async def scenarios_to_run(self, business_ids: Iterable[str], agent_id: str) -> list[Scenario]:
         return [_scenario(row) for row in await self.conn.execute(store.scenarios_for_runs(business_ids, agent_id))]

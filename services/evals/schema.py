@@ -49,5 +49,10 @@ runs = sa.Table(
     sa.Column("channel", sa.Text),  # an eval gate's run: the agent channel whose new configuration it tested
     # The tool calls the assistant made in the ended run (domain.tool_calls_made): [{turn, name, arguments}].
     sa.Column("stubbed_tool_calls", JSONB, nullable=False, server_default="[]"),
+    # The replica driving an unfinished run (run_service): its id and until when; another takes it over after.
+    *lease_columns(),
+    # When its holder began submitting it (null: never): a taker-over looks for the provider's run before submitting.
+    sa.Column("submitting_at", Ts),
     sa.Index("runs_agent_created", "agent_id", "created_at"),
+    sa.Index("runs_unfinished", "lease_until", postgresql_where=sa.text("status <> 'ended'")),
 )

@@ -1,6 +1,7 @@
 """Evals gRPC servicer: requests into the scenario use cases (services.evals.service), results into replies."""
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from google.protobuf import json_format
@@ -17,7 +18,7 @@ from providers.voice.port import Conversation
 from services.evals.agents_port import GrpcAgents
 from services.evals.records import ListedScenario, Run, Scenario
 from services.evals.repository import EvalsUnit
-from services.evals.run_service import RunResumer, Runs
+from services.evals.run_service import RunClaims, Runs
 from services.evals.service import Scenarios
 from switchboard.v1 import evals_pb2, evals_pb2_grpc
 
@@ -114,7 +115,9 @@ def build(runtime: Runtime) -> EvalsServicer:
     voice = runtime.closing(configured.voice(s, server_messages=False))  # runs evals: no calls, no numbers
     agents = GrpcAgents(runtime.client("agents"))
     uow = UnitOfWork(runtime.db, EvalsUnit)
-    runs = Runs(uow, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds, standings=standings.heard_by(runtime))
+    lease = timedelta(seconds=s.eval_run_lease_seconds)
+    runs = Runs(uow, voice, agents, s.eval_run_concurrency, s.eval_poll_seconds, lease=lease,
+                standings=standings.heard_by(runtime))
     runtime.on_stop.append(runs.stop)  # stop hooks run last added first: before the voice client closes
-    runtime.run(RunResumer(runs))
+    runtime.run(RunClaims(runs, lease.total_seconds() / 3))  # stopped before `runs`: it claims nothing released
     return EvalsServicer(Scenarios(uow, voice, agents), runs)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -44,10 +45,37 @@ async def runs_by_ids(conn: AsyncConnection, run_ids: list[str]) -> list[Any]:
     return [rows[i] for i in run_ids]
 
 
-async def record_run(conn: AsyncConnection, run_id: str, values: dict[str, Any]) -> Any | None:
-    """Write a run's progress unless it has ended already: an ended run's results never change."""
-    return (await conn.execute(runs.update().where(runs.c.id == run_id, runs.c.status != "ended")
-                               .values(**values).returning(runs))).first()
+async def record_run(conn: AsyncConnection, run_id: str, values: dict[str, Any], holder: str | None) -> Any | None:
+    """Write a run's progress unless it has ended already (an ended run's results never change), and, with a
+    `holder`, only while the run's lease is still the holder's."""
+    guard = [runs.c.id == run_id, runs.c.status != "ended"] + ([leases.held(runs, holder)] if holder else [])
+    return (await conn.execute(runs.update().where(*guard).values(**values).returning(runs))).first()
+
+
+async def claim_runs(conn: AsyncConnection, holder: str, lease: timedelta, limit: int) -> list[str]:
+    """Lease to `holder` up to `limit` unfinished runs nobody holds (never leased, released or run out), oldest
+    first; their ids. `SKIP LOCKED`: replicas claiming at once never take the same run."""
+    free = (sa.select(runs.c.id).where(runs.c.status != "ended", leases.free(runs)).order_by(runs.c.created_at)
+            .limit(limit).with_for_update(skip_locked=True))
+    claimed = (runs.update().where(runs.c.id.in_(free.scalar_subquery()))
+               .values(lease_token=holder, lease_until=sa.func.now() + lease).returning(runs.c.id))
+    return [str(run_id) for run_id in (await conn.execute(claimed)).scalars()]
+
+
+async def renew_runs(conn: AsyncConnection, holder: str, run_ids: list[str], lease: timedelta) -> None:
+    await conn.execute(runs.update().where(runs.c.id.in_(run_ids), runs.c.status != "ended",
+                                           leases.held(runs, holder))
+                       .values(lease_until=sa.func.now() + lease))
+
+
+async def release_runs(conn: AsyncConnection, holder: str) -> None:
+    await conn.execute(runs.update().where(runs.c.status != "ended", leases.held(runs, holder))
+                       .values(**leases.RELEASED))
+
+
+async def provider_runs_recorded(conn: AsyncConnection, provider_run_ids: list[str]) -> set[str]:
+    return set((await conn.execute(sa.select(runs.c.provider_run_id)
+                                   .where(runs.c.provider_run_id.in_(provider_run_ids)))).scalars())
 
 
 def scenarios_for_runs(business_ids: Iterable[str], agent_id: str) -> sa.Select[Any]:
@@ -55,11 +83,11 @@ def scenarios_for_runs(business_ids: Iterable[str], agent_id: str) -> sa.Select[
             .order_by(scenarios.c.created_at))
 
 
-def unfinished_runs() -> sa.Select[Any]:
-    """Runs not ended, with their scenario's mirror (None when the scenario is gone)."""
+def unfinished_runs(run_ids: list[str]) -> sa.Select[Any]:
+    """These runs if not ended, with their scenario's mirror (None when the scenario is gone)."""
     return (sa.select(runs, scenarios.c.provider_eval_id)
             .select_from(runs.outerjoin(scenarios, scenarios.c.id == runs.c.eval_id))
-            .where(runs.c.status != "ended"))
+            .where(runs.c.id.in_(run_ids), runs.c.status != "ended").order_by(runs.c.created_at))
 
 
 async def leased_scenario_update(conn: AsyncConnection, scenario_id: str, token: str,

@@ -20,7 +20,7 @@ def test_second_stack_on_the_same_port_is_refused_with_a_clear_message(stack, tm
 def test_each_running_process_holds_only_the_secrets_declared_for_it(stack):
     """The environment each process of the stack runs with (/proc/<pid>/environ): of the secret settings, exactly
     those core.registry declares for it (a provider simulator: its provider's credentials), with the stack's values
-    (DATABASE_URL: its role's, not the owner's)."""
+    (DATABASE_URL and DIRECT_DATABASE_URL: its role's, not the owner's)."""
     if not Path("/proc/self/environ").exists():
         pytest.skip("no /proc here")
     every = stack.env()
@@ -32,10 +32,11 @@ def test_each_running_process_holds_only_the_secrets_declared_for_it(stack):
         if p.module in KINDS:
             own[registry.CALLER_SIGNING_KEY] = stack.caller_keys()[KINDS[p.module]][0]
             own[registry.NATS_SEED] = stack.nats_login(KINDS[p.module]).seed
-            if "DATABASE_URL" in p.secrets:
-                own["DATABASE_URL"] = stack.database_url_of(KINDS[p.module])
+            for variable in ("DATABASE_URL", registry.DIRECT_DATABASE_URL):  # no pooler here: both are direct
+                if variable in p.secrets:
+                    own[variable] = stack.database_url_of(KINDS[p.module])
         assert held == {name: own.get(name) or every[name] for name in p.secrets
-                        if name not in OPTIONAL_SECRETS or name in every}, p.name  # unset: not given
+                        if name not in OPTIONAL_SECRETS or name in every or name in own}, p.name  # unset: not given
     launched = {p.name: p.secrets for p in stack.processes if p.name in registry.SECRETS}
     assert launched == {name: secrets for name, secrets in registry.SECRETS.items() if name not in registry.JOBS}
 

@@ -2,6 +2,8 @@
 (store.scenarios and store.runs)."""
 from __future__ import annotations
 
+from core import leases
+from core.ids import utcnow
 from core.records import record
 from services.evals.records import ListedScenario, Run, Scenario, UnfinishedRun
 from services.evals.schema import runs, scenarios
@@ -68,13 +70,35 @@ class MemoryRuns:
         return [_run(row) for row in sorted(theirs, key=lambda row: (row["created_at"], row["id"]),
                                             reverse=True)[:limit]]
 
-    async def record(self, run_id, values):
+    async def record(self, run_id, values, holder=None):
         row = self.runs.get((run_id,))
-        return _run(update(runs, row, values)._mapping) if row is not None and row["status"] != "ended" else None
+        if row is None or row["status"] == "ended" or holder not in (None, row["lease_token"]):
+            return None
+        return _run(update(runs, row, values)._mapping)
 
-    async def unfinished(self):
+    async def claim(self, holder, lease, limit):
+        now = utcnow()
+        free = sorted((row for row in self.runs.values() if row["status"] != "ended"
+                       and (row["lease_until"] is None or row["lease_until"] < now)),
+                      key=lambda row: row["created_at"])[:limit]
+        for row in free:
+            update(runs, row, {"lease_token": holder, "lease_until": now + lease})
         return [record(UnfinishedRun, Record({**row, "provider_eval_id": self._mirror_of(row)})._mapping)
-                for row in self.runs.values() if row["status"] != "ended"]
+                for row in free]
+
+    async def renew(self, holder, run_ids, lease) -> None:
+        for run_id in run_ids:
+            row = self.runs.get((run_id,))
+            if row is not None and row["status"] != "ended" and row["lease_token"] == holder:
+                update(runs, row, {"lease_until": utcnow() + lease})
+
+    async def release(self, holder) -> None:
+        for row in self.runs.values():
+            if row["status"] != "ended" and row["lease_token"] == holder:
+                update(runs, row, leases.RELEASED)
+
+    async def provider_runs_recorded(self, provider_run_ids):
+        return {row["provider_run_id"] for row in self.runs.values() if row["provider_run_id"] in provider_run_ids}
 
     async def scenarios_to_run(self, business_ids, agent_id):
         theirs = [row for row in self.scenarios.values() if row["business_id"] in business_ids

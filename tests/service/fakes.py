@@ -2,12 +2,15 @@
 service-layer test exercises one service's use cases without the others running."""
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 from core import tenant
 from core.compliance.decision import AGENT_TOOL
 from core.errors import ServiceError, not_found
+from core.ids import utcnow
 from core.standings import UNKNOWN_FACTS, Facts, Standings
+from providers.voice.port import EvalRun, ProviderError
 from services.calls.booking_tools import BookingTools
 from services.calls.lead_tools import LeadTools
 from services.calls.ports import FreeSlots, Neighbours, TextPlaced
@@ -133,6 +136,44 @@ def idle_builtins() -> dict:
     """ToolCalls' booking and lead tools for a test that runs neither (services.calls.tools_service)."""
     leads = CallerLeads()
     return {"bookings": BookingTools(SdrBookings(None), leads), "leads": LeadTools(leads)}
+
+
+class EvalProvider:
+    """The voice port's eval runs (providers.voice.port.VoiceProvider: run_eval, eval_run, eval_runs_since) in
+    memory: each run the provider takes is counted in `submitted` and stays queued until `end`. `cut_off()` makes
+    the next submission hang once the provider has taken the run (a replica dying before it records the id)."""
+
+    def __init__(self):
+        self.submitted: list[str] = []  # the provider's run ids, in the order it took them
+        self.made: dict[str, tuple[str, str, object]] = {}  # run id -> (eval id, assistant id, created at)
+        self.state: dict[str, EvalRun] = {}
+        self._cut_off: asyncio.Event | None = None
+
+    def cut_off(self) -> None:
+        self._cut_off = asyncio.Event()
+
+    async def run_eval(self, eval_id, assistant_id, conversation=None):
+        run = EvalRun(f"eval-run-{uuid.uuid4()}", "queued")
+        self.submitted.append(run.id)
+        self.made[run.id] = (eval_id, assistant_id, utcnow())
+        self.state[run.id] = run
+        if self._cut_off is not None:
+            hang, self._cut_off = self._cut_off, None
+            await hang.wait()  # never set: the caller is cancelled here
+        return run
+
+    async def eval_run(self, run_id):
+        if run_id not in self.state:
+            raise ProviderError("GET /eval/run/{id}: 404", status=404)
+        return self.state[run_id]
+
+    async def eval_runs_since(self, eval_id, assistant_id, since):
+        return [self.state[run_id] for run_id, made in self.made.items()
+                if made[:2] == (eval_id, assistant_id) and made[2] >= since]
+
+    def end(self, run_id, passed=True):
+        self.state[run_id] = EvalRun(run_id, "ended", passed, [{"status": "pass" if passed else "fail",
+                                                                "messages": []}], "mockConversation.done")
 
 
 class EvalAgents:

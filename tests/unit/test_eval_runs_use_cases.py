@@ -3,12 +3,13 @@ the voice simulator served in this process (its runs end in a blink, its stand-i
 rules in its prompt) and the agents service behind an in-memory port. A run ends with the provider's verdict,
 past the provider's rate limit; the eval gate's verdict; runs a stopped process left are resumed; tenancy."""
 import time
+from datetime import timedelta
 
 import pytest
 
 from contracts import evals
 from core.errors import ServiceError
-from core.ids import new_id
+from core.ids import new_id, utcnow
 from core.tenant import Tenant, acting_as
 from core.uow import UnitOfWork
 from providers.voice.port import Conversation
@@ -62,7 +63,7 @@ def caller(business_id):
 
 @pytest.fixture
 async def runs(uow, voice_port, agents, caller):
-    runs = Runs(uow, voice_port, agents, concurrency=3, poll_seconds=0.01)
+    runs = Runs(uow, voice_port, agents, concurrency=3, poll_seconds=0.01, lease=timedelta(seconds=30))
     yield runs
     await runs.stop()
 
@@ -177,7 +178,7 @@ async def test_runs_left_unfinished_are_resumed_and_an_unsubmitted_gate_run_ends
     await scenarios.delete(gone.id)
     done = await left(runs, made, status=evals.ENDED, passed=False)
     with acting_as(Tenant(account_id=new_id(), business_ids=())):  # at start: no caller, each run's own business
-        assert await runs.resume() == 2
+        assert await taken_over(runs) == 4  # in rounds: three at a time, the runs this process may have in flight
     async with runs.uow.read() as work:
         after = {r.id: r for r in await work.runs.by_ids([to_submit, to_follow, gated, orphan, done])}
     assert {(after[i].status, after[i].passed) for i in (to_submit, to_follow)} == {(evals.ENDED, True)}
@@ -186,8 +187,6 @@ async def test_runs_left_unfinished_are_resumed_and_an_unsubmitted_gate_run_ends
     assert "the eval gate that started it stopped before it was submitted" in after[gated].ended_reason
     assert (after[orphan].status, after[orphan].ended_reason) == (evals.ENDED, "its scenario was deleted before it ran")
     assert (after[done].status, after[done].passed, after[done].ended_reason) == (evals.ENDED, False, None)
-    async with runs.uow.read() as work:
-        assert await work.runs.unfinished() == []
 
 
 async def test_another_business_sees_none_of_the_runs(runs, scenarios, business_id, agent_id, assistant_id):
@@ -215,3 +214,47 @@ async def test_a_business_not_in_good_standing_runs_nothing(runs, scenarios, voi
             assert refused.value.code == "forbidden" and "running evals" in refused.value.message
     assert await runs.of_agent(agent_id) == []
     assert (await voice.request("GET", "/_simulator/requests?path=/eval/run&method=POST"))[1] == []
+
+
+async def test_a_run_whose_submission_was_cut_off_is_followed_not_submitted_again(
+        runs, scenarios, voice_port, voice, business_id, agent_id, assistant_id):
+    """A replica stopped after the provider took the run and before it recorded the provider's id: the replica
+    taking it over finds the provider's run (of the same eval and assistant, since the submission began, recorded
+    by no run of ours) and follows it."""
+    made = await scenario(scenarios, business_id, agent_id)
+    followed = await submitted(voice_port, voice, made, assistant_id)  # recorded by another run of ours
+    await left(runs, made, provider_run_id=followed, status=evals.ENDED)
+    began = utcnow()
+    cut_off = await submitted(voice_port, voice, made, assistant_id)
+    run_id = await left(runs, made, submitting_at=began)
+    with acting_as(Tenant(account_id=new_id(), business_ids=())):
+        assert await taken_over(runs) == 1
+    async with runs.uow.read() as work:
+        [after] = await work.runs.by_ids([run_id])
+    assert (after.provider_run_id, after.status, after.passed) == (cut_off, evals.ENDED, True)
+    listed = (await voice.request("GET", "/eval/run"))[1]["results"]
+    assert len(listed) == 2  # nothing submitted again
+
+
+async def test_a_run_the_provider_no_longer_has_ends_failed_when_taken_over(runs, scenarios, business_id, agent_id):
+    """Else each replica taking it over would look for it again, forever."""
+    made = await scenario(scenarios, business_id, agent_id)
+    run_id = await left(runs, made, provider_run_id=new_id(), status="running")
+    with acting_as(Tenant(account_id=new_id(), business_ids=())):
+        assert await taken_over(runs) == 1
+    async with runs.uow.read() as work:
+        [after] = await work.runs.by_ids([run_id])
+    assert (after.status, after.passed, after.ended_reason) == (
+        evals.ENDED, False, "the voice provider no longer has the run")
+
+
+async def taken_over(runs) -> int:
+    """`take_over` rounds (as RunClaims makes them) until none takes a run and every run taken has been driven;
+    how many were taken."""
+    taken = []
+
+    async def round_() -> bool:
+        taken.append(await runs.take_over())
+        return taken[-1] == 0 and not runs.driving
+    await wait_until(round_, "the runs left to be taken over and driven", timeout=5, interval=0.02)
+    return sum(taken)

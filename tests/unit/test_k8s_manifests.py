@@ -18,10 +18,14 @@ from deploy import budget, generate, workloads
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.33.0"  # the API the manifests are checked against (kubernetes-validate bundles its schemas)
-CUSTOM_GROUPS = ("cert-manager.io/",)  # custom resources: no schema of Kubernetes' own (the mTLS component)
+# custom resources: no schema of Kubernetes' own (the mTLS and monitoring components); their CRDs' own schemas check
+# them (tests/unit/test_custom_resources.py)
+CUSTOM_GROUPS = ("cert-manager.io/", "monitoring.coreos.com/")
 RENDERS = ("production", "staging")
 SCRAPE = {"prometheus.io/scrape": "true", "prometheus.io/port": str(workloads.METRICS_PORT),
           "prometheus.io/path": "/metrics"}
+
+COLLECTOR = "opentelemetry-collector"  # production's (components/monitoring)
 
 needs_kubectl = pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl is not installed here")
 
@@ -121,9 +125,12 @@ def assert_hardened(workload: dict, docs: tuple[dict, ...]) -> None:
 def test_every_deployment_keeps_the_project_rules(render):
     docs = rendered(render)
     deployments = of_kind(docs, "Deployment")
-    # and production's transaction pooler (its own rules: test_pgbouncer_is_hardened_alike)
-    assert set(deployments) == set(registry.PROCESSES) | ({budget.PGBOUNCER} if render == "production" else set())
-    deployments.pop(budget.PGBOUNCER, None)
+    # and production's transaction pooler and OpenTelemetry Collector (their own rules: test_pgbouncer_is_hardened_alike,
+    # test_monitoring.test_the_collector_is_hardened_alike_and_every_process_sends_it_its_spans)
+    extra = {budget.PGBOUNCER, COLLECTOR} if render == "production" else set()
+    assert set(deployments) == set(registry.PROCESSES) | extra
+    for name in extra:
+        deployments.pop(name)
     budgets = [d["spec"] for d in of_kind(docs, "PodDisruptionBudget").values()]
     scaled = {h["spec"]["scaleTargetRef"]["name"]: h["spec"] for h in of_kind(docs, "HorizontalPodAutoscaler").values()}
     for name, deployment in deployments.items():

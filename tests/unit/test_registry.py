@@ -203,7 +203,8 @@ def test_the_network_policies_let_each_process_reach_only_what_it_declares():
     policies = [d["spec"] for d in docs if d["kind"] == "NetworkPolicy"]
     pods = {d["metadata"]["name"]: d["spec"]["template"]["metadata"]["labels"] for d in docs
             if d["kind"] in ("Deployment", "Job")}
-    assert set(pods) == {*registry.PROCESSES, "switchboard-migrate", "pgbouncer"}  # and the transaction pooler
+    # and the transaction pooler and the OpenTelemetry Collector
+    assert set(pods) == {*registry.PROCESSES, "switchboard-migrate", "pgbouncer", "opentelemetry-collector"}
     assert any(p["podSelector"] == {"matchLabels": generate.PART_OF} and p["policyTypes"] == ["Ingress", "Egress"]
                and not p.get("ingress") and not p.get("egress") for p in policies)
     assert all(_selects({"matchLabels": generate.PART_OF}, labels) for labels in pods.values())

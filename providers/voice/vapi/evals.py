@@ -3,9 +3,11 @@ assistant, and the run read into our `EvalRun`."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from providers.voice.port import Conversation, EvalRun, EvalSpec, Json, RunStatus
+from providers.voice.vapi import calls
 from providers.voice.vapi.assistants import overrides
 
 NAME_MAX, DESCRIPTION_MAX = 80, 500  # CreateEvalDTO's limits: ours may be longer and are cut to fit
@@ -14,6 +16,7 @@ TURN_CONTENT_MAX = 1000
 EVAL_TYPE = "chat.mockConversation"  # a mock conversation played as chat
 RUN_STATUSES: dict[str, RunStatus] = {"queued": "queued", "running": "in-progress", "ended": "ended"}
 DONE_REASON = "mockConversation.done"  # the ending of a mock conversation played to its end
+RUNS_PAGE = 100  # `GET /eval/run`'s page size when looking for a run
 
 
 def eval_body(spec: EvalSpec) -> dict[str, Any]:
@@ -62,6 +65,20 @@ def run_of(run: Json) -> EvalRun:
         reason if isinstance(reason, str) else None,
         tool_calls_made(results),
     )
+
+
+def runs_since(listed: list[Json], eval_id: str, assistant_id: str, since: datetime) -> tuple[list[EvalRun], bool]:
+    """Of a page of `GET /eval/run` (newest first): the runs of `eval_id` against `assistant_id` (by id, as
+    `run_body` targets it) created at or after `since`, and whether the page reached a run created before it."""
+    found: list[EvalRun] = []
+    for run in listed:
+        created = calls._time(run.get("createdAt"))  # the provider's ISO instants, read once
+        if created is not None and created < since:
+            return found, True
+        target = run.get("target") or {}
+        if run.get("evalId") == eval_id and target.get("assistantId") == assistant_id:
+            found.append(run_of(run))
+    return found, False
 
 
 def tool_calls_made(results: list[dict[str, Any]]) -> list[dict[str, Any]]:

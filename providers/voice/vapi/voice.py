@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any
 
 from providers.voice.port import (
@@ -121,6 +122,17 @@ class VapiVoice:
 
     async def eval_run(self, run_id: str) -> EvalRun:
         return evals.run_of(await self.client.get_eval_run(run_id))
+
+    async def eval_runs_since(self, eval_id: str, assistant_id: str, since: datetime) -> list[EvalRun]:
+        found: list[EvalRun] = []
+        page = 1
+        while True:  # newest first: the pages stop at the first run created before `since`
+            listed = await self.client.list_eval_runs(limit=evals.RUNS_PAGE, page=page)
+            matches, older = evals.runs_since(listed.get("results") or [], eval_id, assistant_id, since)
+            found += matches
+            if older or not (listed.get("metadata") or {}).get("hasNextPage"):
+                return list(reversed(found))
+            page += 1
 
     async def close(self) -> None:
         await self.client.close()
