@@ -27,6 +27,7 @@ from core.background import Periodic
 if TYPE_CHECKING:
     import aiohttp
     import grpc
+    from opentelemetry.sdk.metrics.view import View
 
     from core.settings import Settings
 
@@ -139,6 +140,15 @@ def current() -> Instruments | None:
     return _instruments
 
 
+def views() -> list[View]:
+    """Every histogram in BUCKETS, the instrumentation packages' too (aiohttp-server's http.server.request.duration
+    advises buckets of its own): the API's latency SLO reads the 1 s boundary (le="1.0") and lags run to an hour."""
+    from opentelemetry.sdk.metrics import Histogram as SdkHistogram
+    from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
+
+    return [View(instrument_type=SdkHistogram, aggregation=ExplicitBucketHistogramAggregation(BUCKETS))]
+
+
 def configure(service_name: str, settings: Settings) -> Instruments | None:
     """Install the meter provider for this process (once) when METRICS_PORT or an OTLP endpoint is set; the
     instruments, or None when metrics stay off. The scrape port listens on loopback only on the local stack."""
@@ -153,10 +163,8 @@ def configure(service_name: str, settings: Settings) -> Instruments | None:
     if not port and not otlp:
         return None
     from opentelemetry import metrics as otel_metrics
-    from opentelemetry.sdk.metrics import Histogram as SdkHistogram
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
-    from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
     from opentelemetry.sdk.resources import Resource
 
     readers: list[MetricReader] = []
@@ -173,8 +181,7 @@ def configure(service_name: str, settings: Settings) -> Instruments | None:
         readers.append(PeriodicExportingMetricReader(OTLPMetricExporter()))
         log.info("metrics exported by OTLP")
     provider = MeterProvider(metric_readers=readers, resource=Resource.create({"service.name": service_name}),
-                             views=[View(instrument_type=SdkHistogram,
-                                         aggregation=ExplicitBucketHistogramAggregation(BUCKETS))])
+                             views=views())
     otel_metrics.set_meter_provider(provider)
     _instruments = Instruments(provider.get_meter("switchboard"))
     return _instruments
