@@ -1,4 +1,5 @@
-"""Database engine factory. Nothing connects at import time."""
+"""Database engine factory. Nothing connects at import time. SQL spans are OpenTelemetry's asyncpg
+instrumentation's (core.telemetry), for the engine's statements and the raw pool's alike."""
 from __future__ import annotations
 
 import json
@@ -14,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from core import costs, telemetry
+from core import costs, metrics
 
 
 def async_url(database_url: str) -> str:
@@ -50,7 +51,7 @@ def create_engine(database_url: str, *, pool_size: int = 5, max_overflow: int = 
     sa.event.listen(engine.sync_engine.pool, "checkout", _replace_closed)
     if costs.enabled:
         costs.instrument_engine(engine)
-    telemetry.instrument_engine(engine)  # SQL spans, when this process exports them
+    metrics.instrument_engine(engine)  # each statement timed, when metrics are on
     return engine
 
 
@@ -76,6 +77,7 @@ async def _init_connection(conn: asyncpg.Connection) -> None:
     await conn.set_type_codec("json", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
     if costs.enabled:
         costs.instrument_connection(conn)
+    metrics.instrument_connection(conn)
 
 
 async def create_pool(database_url: str, *, size: int = 5, statement_cache: bool = True,
@@ -113,22 +115,14 @@ class Prepared:
         compiled = cast(SQLCompiler, statement.compile(dialect=self._dialect))
         self.sql = compiled.string
         self.params = tuple(compiled.positiontup or ())
-        # its spans' (the raw pool has no instrumentation of its own): named and described as SQLAlchemy's are
-        self._span = self.sql.split(None, 1)[0] if self.sql.strip() else "postgresql"
-        self._span_attributes = {"db.system": "postgresql", "db.statement": self.sql}
 
     def _args(self, values: dict[str, Any]) -> list[Any]:
         return [values[name] for name in self.params]
 
     async def fetchrow(self, pool: asyncpg.Pool | asyncpg.Connection, **values: Any) -> asyncpg.Record | None:
-        with telemetry.client_span(_tracer, self._span, self._span_attributes):
-            row: asyncpg.Record | None = await pool.fetchrow(self.sql, *self._args(values))
+        row: asyncpg.Record | None = await pool.fetchrow(self.sql, *self._args(values))
         return row
 
     async def fetch(self, pool: asyncpg.Pool | asyncpg.Connection, **values: Any) -> list[asyncpg.Record]:
-        with telemetry.client_span(_tracer, self._span, self._span_attributes):
-            rows: list[asyncpg.Record] = await pool.fetch(self.sql, *self._args(values))
+        rows: list[asyncpg.Record] = await pool.fetch(self.sql, *self._args(values))
         return rows
-
-
-_tracer = telemetry.tracer("switchboard.db")

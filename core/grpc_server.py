@@ -264,7 +264,7 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
         runtime.relay = OutboxRelay(engine, outbox_table, bus, listen_url=settings.direct_database())
         runtime.relay.start()
 
-    server = grpc.aio.server(options=server_options(settings))
+    server = grpc.aio.server(options=server_options(settings), interceptors=telemetry.grpc_server_interceptors())
     service_names = []
     runtime.retained[:0] = standard_retention(service, settings)
     servicer = build(runtime)

@@ -3,18 +3,15 @@
 `intercept(servicer, service)` wraps every RPC method of a servicer once, at
 start-up, with one handler that: verifies the caller's signed token (core.caller) and refuses the call
 with `unauthenticated` when it does not verify, else puts the caller it names in a context variable; makes the
-caller's deadline the budget of the calls it makes in turn (core.deadlines); continues the caller's W3C trace
-(a server span when spans are recorded, otherwise just the caller's context so it propagates further); and
-maps exceptions to a status
+caller's deadline the budget of the calls it makes in turn (core.deadlines); and maps exceptions to a status
 carrying the public code (`ServiceError`) or a detail-free `internal_error`
-for anything unexpected (logged here with its traceback, never sent).
+for anything unexpected (logged here with its traceback, never sent; recorded on the call's span).
 
-Wrapping the methods rather than registering a grpc.aio ServerInterceptor
-gives the same behaviour without the per-call interceptor machinery; likewise
-the client side is core.rpc.Client rather than a client interceptor.
+The call's SERVER span, continuing the caller's W3C trace, is OpenTelemetry's grpc server interceptor
+(core.telemetry.grpc_server_interceptors), which runs around this handler: the handler's work is within that span.
 
-When metrics are on (core.metrics), each call is also counted and timed by method and status code; otherwise the
-handler is exactly the one above.
+When metrics are on (core.metrics), each call is also timed by service, method and status code
+(`rpc.server.duration`); otherwise the handler is exactly the one above.
 """
 from __future__ import annotations
 
@@ -26,9 +23,9 @@ from typing import Any
 
 import grpc
 from google.protobuf.descriptor import ServiceDescriptor
-from opentelemetry.trace import Span
+from opentelemetry import trace
 
-from core import caller, costs, deadlines, metrics, telemetry, tenant
+from core import caller, costs, deadlines, metrics, tenant
 from core.errors import ServiceError
 from core.grpc_errors import internal_status, to_status
 
@@ -43,30 +40,27 @@ async def _abort(context: Context, status: grpc.Status) -> None:
     await context.abort(status.code, status.details, trailing_metadata=status.trailing_metadata)
 
 
-async def _run(behavior: Behavior, request: Any, context: Context, method: str, span: Span | None) -> Any:
+async def _run(behavior: Behavior, request: Any, context: Context, method: str) -> Any:
     # The caller's deadline needs no timer here: when it passes, gRPC cancels this coroutine
     # (and the caller gets DEADLINE_EXCEEDED); callers always send one (core.rpc.Client), and what is left of it
     # bounds the calls this one makes (`handler`: core.deadlines.within).
     try:
         return await behavior(request, context)
     except ServiceError as err:
-        if span is not None:
-            span.set_attribute("switchboard.error_code", err.code)
+        trace.get_current_span().set_attribute("switchboard.error_code", err.code)
         await _abort(context, to_status(err))
     except (asyncio.CancelledError, grpc.aio.AbortError):
         raise
     except Exception as exc:  # the one place unexpected errors become statuses
         log.exception("unhandled error in %s", method)
-        if span is not None:
-            span.record_exception(exc)
+        trace.get_current_span().record_exception(exc)
         await _abort(context, internal_status())
 
 
 def wrap_unary(behavior: Behavior, method: str) -> Behavior:
     """The handler that runs `behavior` (an async servicer method) inside the call's context; `method` is the
     full name /package.Service/Method."""
-    tracer = telemetry.tracer("switchboard.grpc.server")
-    span_name, attributes = telemetry.rpc_span(*method.lstrip("/").split("/"))
+    service, name = method.lstrip("/").split("/")
 
     async def handler(request: Any, context: Context) -> Any:
         metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
@@ -76,9 +70,8 @@ def wrap_unary(behavior: Behavior, method: str) -> Behavior:
             await _abort(context, to_status(err))
         tenant_token = tenant.set_current(who)
         try:
-            with telemetry.continue_trace(tracer, span_name, metadata, attributes=attributes) as span, \
-                    costs.tagged(metadata.get(costs.METADATA_KEY)), deadlines.within(context.time_remaining()):
-                return await _run(behavior, request, context, method, span)
+            with costs.tagged(metadata.get(costs.METADATA_KEY)), deadlines.within(context.time_remaining()):
+                return await _run(behavior, request, context, method)
         finally:
             tenant.reset_current(tenant_token)
 
@@ -87,17 +80,17 @@ def wrap_unary(behavior: Behavior, method: str) -> Behavior:
         return handler
 
     async def measured(request: Any, context: Context) -> Any:
-        started, code = time.perf_counter(), "CANCELLED"  # unless it ends otherwise: gRPC cancelled it
+        started, code = time.perf_counter(), grpc.StatusCode.CANCELLED  # unless it ends otherwise: gRPC cancelled it
         try:
             reply = await handler(request, context)
-            code = "OK"
+            code = grpc.StatusCode.OK
             return reply
         except grpc.aio.AbortError:
             aborted = context.code()
-            code = aborted.name if isinstance(aborted, grpc.StatusCode) else "UNKNOWN"
+            code = aborted if isinstance(aborted, grpc.StatusCode) else grpc.StatusCode.UNKNOWN
             raise
         finally:
-            instruments.rpc_done(method, code, time.perf_counter() - started)
+            instruments.rpc_server_done(service, name, code, time.perf_counter() - started)
 
     return measured
 

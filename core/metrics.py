@@ -26,6 +26,8 @@ from core.background import Periodic
 
 if TYPE_CHECKING:
     import aiohttp
+    import grpc
+    from opentelemetry.sdk.metrics.view import View
 
     from core.settings import Settings
 
@@ -42,13 +44,11 @@ def status_class(status: int) -> str:
 
 # Every counter and histogram: its attribute on Instruments, then its name (as exported by OTLP; Prometheus replaces
 # the dots with underscores and adds the unit and `_total`: README, Observability), unit and description.
+# The gateway's requests are OpenTelemetry's aiohttp-server instrumentation's (`http.server.request.duration`, by
+# http.request.method, http.route and http.response.status_code: core.telemetry.http_server_instrumented); the
+# RPCs' are named and described by the semantic conventions (`rpc.server.duration`, `rpc.client.duration`), which
+# stock dashboards and alerts read.
 COUNTERS = (
-    # gateway: per route template, method and status class
-    ("http_requests", "switchboard.http.requests", "{request}", "HTTP requests answered by the gateway"),
-    ("http_errors", "switchboard.http.errors", "{request}", "HTTP requests answered with a 5xx status"),
-    # gRPC, server side: per method and status code
-    ("rpc_requests", "switchboard.rpc.requests", "{call}", "gRPC calls served"),
-    ("rpc_errors", "switchboard.rpc.errors", "{call}", "gRPC calls served with a status other than OK"),
     # webhooks dispatcher
     ("webhook_attempts", "switchboard.webhooks.attempts", "{attempt}", "Webhook delivery attempts, by outcome"),
     ("webhook_failures", "switchboard.webhooks.failures", "{attempt}", "Webhook delivery attempts that failed"),
@@ -62,8 +62,11 @@ COUNTERS = (
      "Messages a consumer gave up on, stored as dead letters"),
 )
 HISTOGRAMS = (  # in seconds
-    ("http_duration", "switchboard.http.duration", "s", "Time the gateway took to answer a request"),
-    ("rpc_duration", "switchboard.rpc.duration", "s", "Time a gRPC call took to serve"),
+    # gRPC: per rpc.system, rpc.service, rpc.method and rpc.grpc.status_code (its number: 0 is OK)
+    ("rpc_server_duration", "rpc.server.duration", "s", "Measures the duration of inbound RPC."),
+    ("rpc_client_duration", "rpc.client.duration", "s", "Measures the duration of outbound RPC."),
+    # SQL statements: per db.system.name, db.operation.name (the statement's first word) and error.type
+    ("db_duration", "db.client.operation.duration", "s", "Duration of database client operations."),
     ("webhook_lag", "switchboard.webhooks.delivery_lag", "s", "From a delivery's creation to its successful attempt"),
     ("scheduler_lateness", "switchboard.runs.scheduler_lateness", "s",
      "How late past its due time the runs scheduler claimed a touch"),
@@ -71,20 +74,22 @@ HISTOGRAMS = (  # in seconds
 )
 
 
+def rpc_attributes(service: str, method: str, code: grpc.StatusCode) -> dict[str, str | int]:
+    """A call's attributes in the semantic conventions' names."""
+    return {"rpc.system": "grpc", "rpc.service": service, "rpc.method": method, "rpc.grpc.status_code": code.value[0]}
+
+
 class Instruments:
     """Every instrument of the platform (COUNTERS, HISTOGRAMS), made once per process on its meter."""
 
-    http_requests: Counter
-    http_errors: Counter
-    rpc_requests: Counter
-    rpc_errors: Counter
     webhook_attempts: Counter
     webhook_failures: Counter
     provider_errors: Counter
     retention_deleted: Counter
     dead_letters: Counter
-    http_duration: Histogram
-    rpc_duration: Histogram
+    rpc_server_duration: Histogram
+    rpc_client_duration: Histogram
+    db_duration: Histogram
     webhook_lag: Histogram
     scheduler_lateness: Histogram
     provider_duration: Histogram
@@ -96,18 +101,21 @@ class Instruments:
         for attribute, name, unit, description in HISTOGRAMS:
             setattr(self, attribute, meter.create_histogram(name, unit, description))
 
-    def http_done(self, route: str, method: str, status: int, seconds: float) -> None:
-        attributes = {"http.route": route, "http.request.method": method, "status_class": status_class(status)}
-        self.http_requests.add(1, attributes)
-        self.http_duration.record(seconds, attributes)
-        if status >= 500:
-            self.http_errors.add(1, attributes)
+    def rpc_server_done(self, service: str, method: str, code: grpc.StatusCode, seconds: float) -> None:
+        """A call served: `service` is package.Service, `method` its method's name."""
+        self.rpc_server_duration.record(seconds, rpc_attributes(service, method, code))
 
-    def rpc_done(self, method: str, code: str, seconds: float) -> None:
-        self.rpc_requests.add(1, {"rpc.method": method, "rpc.grpc.status_code": code})
-        self.rpc_duration.record(seconds, {"rpc.method": method})
-        if code != "OK":
-            self.rpc_errors.add(1, {"rpc.method": method, "rpc.grpc.status_code": code})
+    def rpc_client_done(self, service: str, method: str, code: grpc.StatusCode, seconds: float) -> None:
+        """A call made to another service."""
+        self.rpc_client_duration.record(seconds, rpc_attributes(service, method, code))
+
+    def db_done(self, statement: str, seconds: float, error: BaseException | None = None) -> None:
+        """A statement run (its text: the operation's name is its first word)."""
+        words = statement.split(None, 1)
+        attributes = {"db.system.name": "postgresql", "db.operation.name": words[0].upper() if words else ""}
+        if error is not None:
+            attributes["error.type"] = type(error).__qualname__
+        self.db_duration.record(seconds, attributes)
 
     def webhook_attempt(self, status: str, seconds_since_created: float) -> None:
         """One delivery attempt and the delivery's status after it: delivered (its lag recorded), pending (to be
@@ -139,6 +147,15 @@ def current() -> Instruments | None:
     return _instruments
 
 
+def views() -> list[View]:
+    """Every histogram in BUCKETS, the instrumentation packages' too (aiohttp-server's http.server.request.duration
+    advises buckets of its own): the API's latency SLO reads the 1 s boundary (le="1.0") and lags run to an hour."""
+    from opentelemetry.sdk.metrics import Histogram as SdkHistogram
+    from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
+
+    return [View(instrument_type=SdkHistogram, aggregation=ExplicitBucketHistogramAggregation(BUCKETS))]
+
+
 def configure(service_name: str, settings: Settings) -> Instruments | None:
     """Install the meter provider for this process (once) when METRICS_PORT or an OTLP endpoint is set; the
     instruments, or None when metrics stay off. The scrape port listens on loopback only on the local stack."""
@@ -153,10 +170,8 @@ def configure(service_name: str, settings: Settings) -> Instruments | None:
     if not port and not otlp:
         return None
     from opentelemetry import metrics as otel_metrics
-    from opentelemetry.sdk.metrics import Histogram as SdkHistogram
     from opentelemetry.sdk.metrics import MeterProvider
     from opentelemetry.sdk.metrics.export import MetricReader, PeriodicExportingMetricReader
-    from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
     from opentelemetry.sdk.resources import Resource
 
     readers: list[MetricReader] = []
@@ -173,8 +188,7 @@ def configure(service_name: str, settings: Settings) -> Instruments | None:
         readers.append(PeriodicExportingMetricReader(OTLPMetricExporter()))
         log.info("metrics exported by OTLP")
     provider = MeterProvider(metric_readers=readers, resource=Resource.create({"service.name": service_name}),
-                             views=[View(instrument_type=SdkHistogram,
-                                         aggregation=ExplicitBucketHistogramAggregation(BUCKETS))])
+                             views=views())
     otel_metrics.set_meter_provider(provider)
     _instruments = Instruments(provider.get_meter("switchboard"))
     return _instruments
@@ -234,3 +248,39 @@ def provider_traces(provider: str) -> list[aiohttp.TraceConfig]:
     trace.on_request_end.append(ended)
     trace.on_request_exception.append(failed)
     return [trace]
+
+
+def instrument_engine(engine: Any) -> None:
+    """Time each statement of a SQLAlchemy engine (an AsyncEngine) as `db.client.operation.duration`, when metrics
+    are on."""
+    instruments = _instruments
+    if instruments is None:
+        return
+    from sqlalchemy import event
+
+    @event.listens_for(engine.sync_engine, "before_cursor_execute")
+    def started(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        conn.info["metrics.started"] = time.perf_counter()
+
+    @event.listens_for(engine.sync_engine, "after_cursor_execute")
+    def ended(conn: Any, cursor: Any, statement: str, parameters: Any, context: Any, executemany: bool) -> None:
+        instruments.db_done(statement, time.perf_counter() - conn.info.pop("metrics.started", time.perf_counter()))
+
+    @event.listens_for(engine.sync_engine, "handle_error")
+    def failed(context: Any) -> None:
+        began = context.connection.info.pop("metrics.started", None) if context.connection is not None else None
+        if began is not None:  # it failed running, not before
+            instruments.db_done(context.statement or "", time.perf_counter() - began, context.original_exception)
+
+
+def instrument_connection(conn: Any) -> None:
+    """Time each statement of a raw asyncpg connection (its query logger: elapsed time and error), when metrics are
+    on."""
+    instruments = _instruments
+    if instruments is None:
+        return
+
+    def logged(record: Any) -> None:
+        instruments.db_done(record.query, record.elapsed, record.exception)
+
+    conn.add_query_logger(logged)

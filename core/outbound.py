@@ -15,15 +15,17 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.helpers import is_ip_address
 from aiohttp.resolver import DefaultResolver
+from opentelemetry.trace import Span
 from yarl import URL
 
+from core import telemetry
 from core.uow import forbid_provider_call
 
 # AWS (IPv4, IPv6), Alibaba Cloud, Azure's wireserver (a public address every Azure VM reaches).
@@ -92,11 +94,14 @@ class SafeResolver(AbstractResolver):
 class GuardedClient:
     """One aiohttp session for requests to URLs callers name. `request` raises RefusedAddress for an address that
     may not be called, besides aiohttp's ClientError and asyncio.TimeoutError; `chunks`/`read` raise TooLarge past
-    `max_bytes`. Close it (or use it as an async context manager)."""
+    `max_bytes`. Close it (or use it as an async context manager). Each request is a CLIENT span when spans are
+    exported (core.telemetry.http_client_traces), to which `span_hook(span, params)` may add attributes."""
 
     def __init__(self, allow_loopback: bool, *, timeout: aiohttp.ClientTimeout, max_bytes: int,
-                 headers: dict[str, str] | None = None, limit: int = 100, limit_per_host: int = 0):
+                 headers: dict[str, str] | None = None, limit: int = 100, limit_per_host: int = 0,
+                 span_hook: Callable[[Span, aiohttp.TraceRequestStartParams], None] | None = None):
         self.allow_loopback, self.timeout, self.max_bytes = allow_loopback, timeout, max_bytes
+        self._span_hook = span_hook
         self._headers, self._limits = headers or {}, (limit, limit_per_host)
         self._session: aiohttp.ClientSession | None = None
 
@@ -105,7 +110,8 @@ class GuardedClient:
         if self._session is None or self._session.closed:
             connector = aiohttp.TCPConnector(resolver=SafeResolver(self.allow_loopback), use_dns_cache=False,
                                              limit=self._limits[0], limit_per_host=self._limits[1])
-            self._session = aiohttp.ClientSession(connector=connector, timeout=self.timeout, headers=self._headers)
+            self._session = aiohttp.ClientSession(connector=connector, timeout=self.timeout, headers=self._headers,
+                                                  trace_configs=telemetry.http_client_traces(self._span_hook))
         return self._session
 
     async def close(self) -> None:

@@ -1,24 +1,29 @@
 """OpenTelemetry tracing: one trace per request across gateway, gRPC, PostgreSQL, NATS and webhook delivery.
 
-W3C trace context travels in gRPC metadata and NATS headers through the standard propagator (and in the outbox
-row, so the relay's publish continues the trace of the change that wrote the event). Spans are exported only when
-a process is told where: OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), as OTLP over HTTP,
-or OTEL_TRACES_EXPORTER=console; a test may install its own provider instead. Only then is the SDK provider
-installed (and SQLAlchemy's instrumentation, `instrument_engine`); otherwise the API's non-recording spans still
-carry an incoming trace id through every hop, and the span helpers here (`client_span`, `producer_span`) are a
-check and a null context: nothing is recorded and nothing is exported.
+The spans are the OpenTelemetry instrumentation packages' wherever one exists, named and described by the semantic
+conventions (OTEL_SEMCONV_STABILITY_OPT_IN defaults to `http,database`: the stable HTTP and database attributes):
+the gateway's SERVER span per request (`http_server_instrumented`, aiohttp-server), a CLIENT span per RPC and a
+SERVER span per served RPC (`grpc_client_interceptors`, `grpc_server_interceptors`: grpc's aio interceptors),
+a CLIENT span per SQL statement (asyncpg's, which sees SQLAlchemy's statements and the raw pool's alike) and a
+CLIENT span per outgoing HTTP request (`http_client_traces`, aiohttp-client: webhook POSTs, providers' APIs).
+NATS has no instrumentation package: its PRODUCER span per publish and CONSUMER span per message (or batch) are
+made here (`producer_span`, `continue_trace`, `continue_batch`), and W3C trace context travels in the message
+headers (and in the outbox row, so the relay's publish continues the trace of the change that wrote the event).
 
-The spans follow OpenTelemetry's semantic conventions: the gateway's SERVER span (http.*), a CLIENT span per RPC
-and a SERVER span per served RPC (rpc.*), CLIENT spans per SQL statement (db.*), a PRODUCER span per NATS
-publish and a CONSUMER span per message (or batch) processed (messaging.*), and a CLIENT span per webhook POST.
+Spans are exported only when a process is told where: OTEL_EXPORTER_OTLP_ENDPOINT (or
+OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), as OTLP over HTTP, or OTEL_TRACES_EXPORTER=console; a test may install its
+own provider instead. Only then is the SDK provider installed, with the leaf spans' instrumentations (SQL, outgoing
+HTTP); the HTTP server's and gRPC's are always on, so that without the SDK the API's non-recording spans still
+carry an incoming trace id through every hop (and into the logs, core.logs) while nothing is recorded.
 """
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import Token
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
@@ -26,6 +31,10 @@ from opentelemetry.sdk.trace import TracerProvider, sampling
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 from opentelemetry.trace import SpanKind
 from opentelemetry.util.types import Attributes
+
+if TYPE_CHECKING:
+    import aiohttp
+    import grpc
 
 _configured = False
 # Whether this process installed its own provider (configure): the instrumentations are installed only then.
@@ -84,6 +93,17 @@ def configure(service_name: str) -> None:
     provider.add_span_processor(BatchSpanProcessor(exporter))  # flushed at exit (the provider's shutdown)
     trace.set_tracer_provider(provider)
     _exporting = True
+    _semantic_conventions()
+    from opentelemetry.instrumentation.asyncpg import AsyncPGInstrumentor
+
+    # every asyncpg connection's statements: SQLAlchemy's and the raw pool's (the package is unannotated)
+    AsyncPGInstrumentor().instrument()  # type: ignore[no-untyped-call]
+
+
+def _semantic_conventions() -> None:
+    """The stable HTTP and database conventions' names (`http.request.method`, `url.full`, `db.query.text`...)
+    rather than the packages' default, the old ones; read once, by the first instrumentation installed."""
+    os.environ.setdefault("OTEL_SEMCONV_STABILITY_OPT_IN", "http,database")
 
 
 def recording() -> bool:
@@ -91,16 +111,62 @@ def recording() -> bool:
     return isinstance(trace.get_tracer_provider(), TracerProvider)
 
 
-def instrument_engine(engine: Any) -> None:
-    """SQL spans (OpenTelemetry's SQLAlchemy instrumentation) for this process's engine (an AsyncEngine), when
-    this process exports spans."""
-    if not _exporting:
-        return
-    from opentelemetry.instrumentation.sqlalchemy import SQLAlchemyInstrumentor
+def grpc_server_interceptors() -> list[grpc.aio.ServerInterceptor]:
+    """A server's interceptors: grpc's SERVER span per call, continuing the caller's trace (outermost: the
+    caller's token, cost tag and deadline, core.interceptors, are handled within it)."""
+    from opentelemetry.instrumentation.grpc import aio_server_interceptor
 
-    # It declares SQLAlchemy below 2.1, whose engine events (all it uses) are 2.0's: tests/scaleout/test_trace_end_to_end
-    # checks its spans.
-    SQLAlchemyInstrumentor().instrument(engine=engine.sync_engine, skip_dep_check=True)
+    return [aio_server_interceptor()]  # type: ignore[no-untyped-call]  # the package is unannotated
+
+
+def grpc_client_interceptors() -> list[grpc.aio.ClientInterceptor]:
+    """A channel's interceptors: grpc's CLIENT span per call, whose context goes in the call's metadata."""
+    from opentelemetry.instrumentation.grpc import aio_client_interceptors
+
+    interceptors: list[grpc.aio.ClientInterceptor] = aio_client_interceptors()  # type: ignore[no-untyped-call]
+    return interceptors
+
+
+def http_server_instrumented() -> None:
+    """aiohttp-server's SERVER span (and `http.server.request.duration`) for every request of the applications
+    made from now on (its middleware goes first in each: it times the whole answer)."""
+    from opentelemetry.instrumentation.aiohttp_server import AioHttpServerInstrumentor
+
+    instrumentor = AioHttpServerInstrumentor()
+    if not instrumentor.is_instrumented_by_opentelemetry:
+        _semantic_conventions()
+        with warnings.catch_warnings():  # aiohttp discourages the subclass of web.Application it installs
+            warnings.simplefilter("ignore", DeprecationWarning)
+            instrumentor.instrument()
+
+
+# aiohttp-client writes the trace context into every request; these headers are removed again before it is sent
+# to a party outside the platform (a webhook receiver, a provider), which gets no trace ids of ours.
+_TRACE_HEADERS = ("traceparent", "tracestate", "baggage")
+
+
+def http_client_traces(request_hook: Callable[[trace.Span, Any], None] | None = None) -> list[aiohttp.TraceConfig]:
+    """A session's trace configs (`trace_configs=`) when spans are exported: aiohttp-client's CLIENT span per
+    request (its URL without query or credentials; `request_hook(span, params)` may add attributes), sending no
+    trace context; none otherwise."""
+    if not _exporting:
+        return []
+    import aiohttp
+    from opentelemetry.instrumentation._semconv import _StabilityMode
+    from opentelemetry.instrumentation.aiohttp_client import create_trace_config
+    from yarl import URL
+
+    def without_query(url: URL) -> str:
+        return str(url.with_query(None).with_fragment(None).with_user(None))
+
+    async def untraced(session: Any, ctx: Any, params: aiohttp.TraceRequestStartParams) -> None:
+        for name in _TRACE_HEADERS:
+            params.headers.popall(name, None)
+
+    private = aiohttp.TraceConfig()
+    private.on_request_start.append(untraced)
+    return [create_trace_config(url_filter=without_query, request_hook=request_hook,
+                                sem_conv_opt_in_mode=_StabilityMode.HTTP), private]
 
 
 def tracer(name: str = "switchboard") -> trace.Tracer:
@@ -161,28 +227,6 @@ def continue_batch(tracer_: trace.Tracer, name: str, carriers: list[Mapping[str,
     parent = trace.set_span_in_context(trace.NonRecordingSpan(contexts[0])) if one_trace else None
     return tracer_.start_as_current_span(name, context=parent, kind=SpanKind.CONSUMER,
                                          links=[trace.Link(c) for c in contexts], attributes=attributes)
-
-
-def client_span(tracer_: trace.Tracer, name: str,
-                attributes: Attributes = None) -> AbstractContextManager[trace.Span | None]:
-    """A CLIENT span (an outgoing call: an RPC, a statement, a webhook POST) around a block when spans are
-    recorded, else nothing; yields the span or None."""
-    if not recording():
-        return nullcontext()
-    return tracer_.start_as_current_span(name, kind=SpanKind.CLIENT, attributes=attributes)
-
-
-def http_server_response(span: trace.Span, status: int, scheme: str, path: str) -> None:
-    """A server span's request path and response status (an error when 5xx: a 4xx is the client's)."""
-    span.set_attributes({"http.response.status_code": status, "url.scheme": scheme, "url.path": path})
-    if status >= 500:
-        span.set_status(trace.StatusCode.ERROR)
-        span.set_attribute("error.type", str(status))
-
-
-def rpc_span(service: str, method: str) -> tuple[str, dict[str, str]]:
-    """The name and attributes of an RPC's spans, client and server (`service`: package.Service)."""
-    return f"{service}/{method}", {"rpc.system": "grpc", "rpc.service": service, "rpc.method": method}
 
 
 def messaging(destination: str, operation: str) -> dict[str, str]:

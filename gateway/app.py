@@ -11,12 +11,11 @@ import grpc
 from aiohttp import web
 from aiohttp.typedefs import Handler as AiohttpHandler
 
-from core import caller, costs, deadlines, metrics, registry, rpc, telemetry
+from core import caller, costs, deadlines, registry, rpc, telemetry
 from core.bus import EventBus
 from core.errors import ServiceError
 from core.grpc_errors import from_rpc_error
 from core.settings import Settings
-from gateway import metrics as request_metrics
 from gateway import validation
 from gateway.auth import Authenticator, Principal
 from gateway.clientip import require_trusted_proxies
@@ -156,20 +155,13 @@ def _check_header_text(request: web.Request) -> None:
 
 
 def make_handler(route: Route) -> AiohttpHandler:
-    tracer = telemetry.tracer("switchboard.gateway")
-    span_name = f"{route.method} {route.path}"
-    attributes = {"http.request.method": route.method, "http.route": route.path}
     limit = route.time_limit
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        # One trace per request: continue the caller's traceparent, if any, into every RPC; every RPC of the request
-        # ends within the route's time limit.
-        with telemetry.continue_trace(tracer, span_name, request.headers, attributes=attributes) as span, \
-                costs.tagged(request.headers.get(costs.HEADER) if costs.enabled else None), deadlines.within(limit):
-            response = await _handle(request)
-            if span is not None:
-                telemetry.http_server_response(span, response.status, request.scheme, request.path)
-            return response
+        # Within the request's span (aiohttp-server's, continuing the caller's traceparent: build_app): every RPC of
+        # the request ends within the route's time limit.
+        with costs.tagged(request.headers.get(costs.HEADER) if costs.enabled else None), deadlines.within(limit):
+            return await _handle(request)
 
     async def _handle(request: web.Request) -> web.StreamResponse:
         d = deps(request)
@@ -255,9 +247,9 @@ async def readyz(request: web.Request) -> web.Response:
 def build_app(settings: Settings) -> web.Application:
     require_trusted_proxies(settings)
     routes = all_routes()
+    # One trace per request and its duration (http.server.request.duration): OpenTelemetry's middleware, outermost
+    telemetry.http_server_instrumented()
     app = web.Application(client_max_size=max(r.max_body_bytes or MAX_BODY_BYTES for r in routes))
-    if (instruments := metrics.current()) is not None:  # outermost: it times the whole answer
-        app.middlewares.append(request_metrics.middleware(instruments))
     app.middlewares.append(AddressLimits(settings, routes).middleware())  # what anyone may call, per address
     app[ROUTE_TABLE] = routes
     app[SHUTDOWN] = Shutdown()

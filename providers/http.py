@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 import aiohttp
 
-from core import metrics
+from core import metrics, telemetry
 from core.uow import forbid_provider_call
 
 
@@ -54,7 +54,8 @@ class SessionClient:
         forbid_provider_call(type(self).__name__)
         if self._session is None or self._session.closed:
             self._session = aiohttp.ClientSession(headers=self._headers, timeout=self.timeout,
-                                                  trace_configs=metrics.provider_traces(self.provider))
+                                                  trace_configs=[*metrics.provider_traces(self.provider),
+                                                                 *telemetry.http_client_traces()])
         return self._session
 
     async def close(self) -> None:

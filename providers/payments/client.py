@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, cast
 import aiohttp
 import stripe
 
-from core import metrics
+from core import metrics, telemetry
 from core.uow import forbid_provider_call
 from providers.payments.adapter import Checkout, PaymentsError, invoice_subscription_id
 
@@ -100,7 +100,8 @@ class StripePayments:
         request, none of which may be sent while a unit of work is open (core.uow)."""
         forbid_provider_call("the payments provider")
         if self._client is None or self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(trace_configs=metrics.provider_traces("payments"))
+            self._session = aiohttp.ClientSession(trace_configs=[*metrics.provider_traces("payments"),
+                                                                 *telemetry.http_client_traces()])
             http = stripe.AIOHTTPClient(session=self._session, timeout=aiohttp.ClientTimeout(total=self.timeout))
             self._client = stripe.StripeClient(
                 self._api_key, base_addresses={"api": self.base_url},

@@ -75,11 +75,11 @@ def _tenant_md(stack, business_id="00000000-0000-0000-0000-000000000001"):
 
 
 async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
-    async with serving(stack, monkeypatch) as port, grpc.aio.insecure_channel(f"127.0.0.1:{port}") as ch:
+    async with serving(stack, monkeypatch) as port, rpc.channel(f"127.0.0.1:{port}", settings.load()) as ch:
         stub = Client(accounts_pb2_grpc.AccountsStub(ch), registry.service("accounts").descriptor(), "accounts")
         with trace.get_tracer("test").start_as_current_span("client-request") as parent:
             await stub.ListWorkspaces(accounts_pb2.ListWorkspacesRequest(), metadata=_tenant_md(stack))
-    spans = [s for s in EXPORTER.get_finished_spans() if s.name == "switchboard.v1.Accounts/ListWorkspaces"]
+    spans = [s for s in EXPORTER.get_finished_spans() if s.name == "/switchboard.v1.Accounts/ListWorkspaces"]
     server_spans = [s for s in spans if s.kind == trace.SpanKind.SERVER]
     client_spans = [s for s in spans if s.kind == trace.SpanKind.CLIENT]
     assert server_spans, "the server interceptor made no span"
@@ -90,6 +90,7 @@ async def test_trace_context_crosses_the_grpc_hop(stack, monkeypatch):
     assert client.parent.span_id == parent.get_span_context().span_id
     assert span.parent.span_id == client.context.span_id
     assert span.attributes["rpc.method"] == client.attributes["rpc.method"] == "ListWorkspaces"
+    assert span.attributes["rpc.service"] == client.attributes["rpc.service"] == "switchboard.v1.Accounts"
 
 
 async def test_errors_carry_the_public_code_and_internal_errors_leak_nothing(stack, monkeypatch):

@@ -26,7 +26,7 @@ from tests.waiting import wait_until
 
 CALLS = 20
 NAME = "accounts.switchboard.test"
-LIST = {"rpc_method": "/switchboard.v1.Accounts/ListWorkspaces", "rpc_grpc_status_code": "OK"}
+LIST = {"rpc_service": "switchboard.v1.Accounts", "rpc_method": "ListWorkspaces", "rpc_grpc_status_code": "0"}
 
 
 async def test_one_gateways_calls_are_shared_by_both_replicas_of_a_service(scaled, gateways):
@@ -52,7 +52,7 @@ async def resolver():
 
 
 async def listed(metrics_port: int) -> float:
-    return value(await scrape(metrics_port), "switchboard_rpc_requests_total", **LIST)
+    return value(await scrape(metrics_port), "rpc_server_duration_seconds_count", **LIST)
 
 
 async def test_a_client_of_a_name_balances_over_its_replicas_and_finds_a_new_one(scaled, resolver):

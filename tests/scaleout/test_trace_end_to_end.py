@@ -1,8 +1,9 @@
 """One API call, one trace, on the scaled-out stack (two of every process; tests/scaleout/conftest.py), whose every
 process exports OTLP over HTTP (OTEL_EXPORTER_OTLP_ENDPOINT) to the package's collector: a lead created, and the
-trace from the gateway to the webhook's delivery that it caused: gateway server span, gRPC client span, the
-service's server span and SQL spans, the outbox's NATS publish, the dispatcher's consumer span and the webhook
-POST."""
+trace from the gateway to the webhook's delivery that it caused: gateway server span (aiohttp-server's), gRPC client
+span and the service's server span (grpc's), SQL spans (asyncpg's), the outbox's NATS publish, the dispatcher's
+consumer span (ours: NATS has no instrumentation package) and the webhook POST (aiohttp-client's), each named and
+described by the semantic conventions."""
 import uuid
 
 import aiohttp
@@ -61,11 +62,12 @@ async def test_one_api_call_is_one_trace_from_the_gateway_to_the_webhook_deliver
     assert root.parent_id == "" and [s for s in spans.values() if s.parent_id not in spans] == [root]
 
     assert root.name == "POST /api/v1/leads" and root.attributes["http.response.status_code"] == 201
-    assert root.attributes["url.path"] == "/api/v1/leads"
+    assert root.attributes["url.path"] == "/api/v1/leads" and root.attributes["url.scheme"] == "http"
+    assert root.attributes["http.route"] == "/api/v1/leads"
     post = next(s for s in spans.values() if s.service == "webhooks-dispatcher" and s.kind == CLIENT
                 and s.attributes.get("http.request.method") == "POST")
     assert post.attributes["url.full"] == receiver.url and post.attributes["http.response.status_code"] == 200
-    assert post.attributes["switchboard.event.type"] == "lead.created"
+    assert post.attributes["switchboard.event.type"] == "lead.created" and post.name == "POST"
     # From the delivery up to the gateway: consumer, the outbox's publish, the sdr service's server span, the
     # gateway's RPC to it, the gateway's own span.
     chain = _ancestors(post, spans)
@@ -76,25 +78,25 @@ async def test_one_api_call_is_one_trace_from_the_gateway_to_the_webhook_deliver
     assert (publish.service, publish.kind, publish.name) == ("sdr", PRODUCER, "send events.lead.created")
     assert publish.attributes["messaging.system"] == "nats"
     assert publish.attributes["messaging.destination.name"] == "events.lead.created"
-    assert (served.service, served.kind, served.name) == ("sdr", SERVER, "switchboard.v1.Sdr/CreateLead")
-    assert (called.service, called.kind, called.name) == ("gateway", CLIENT, "switchboard.v1.Sdr/CreateLead")
+    assert (served.service, served.kind, served.name) == ("sdr", SERVER, "/switchboard.v1.Sdr/CreateLead")
+    assert (called.service, called.kind, called.name) == ("gateway", CLIENT, "/switchboard.v1.Sdr/CreateLead")
     for span in (served, called):
         assert span.attributes["rpc.system"] == "grpc" and span.attributes["rpc.service"] == "switchboard.v1.Sdr"
-        assert span.attributes["rpc.method"] == "CreateLead"
+        assert span.attributes["rpc.method"] == "CreateLead" and span.attributes["rpc.grpc.status_code"] == 0
     assert chain[5:] == [root]
     # The SQL statements: the lead's insert and its outbox row under the service's span, the dispatcher's fan-out
     # under the consumer's.
-    sql = [s for s in spans.values() if s.kind == CLIENT and s.attributes.get("db.system") == "postgresql"]
+    sql = [s for s in spans.values() if s.kind == CLIENT and s.attributes.get("db.system.name") == "postgresql"]
     assert {s.name.split()[0] for s in sql if s.parent_id == served.span_id} >= {"INSERT"}
-    assert any("INTO sdr.outbox" in s.attributes.get("db.statement", "") for s in sql if s.parent_id == served.span_id)
+    assert any("INTO sdr.outbox" in s.attributes.get("db.query.text", "") for s in sql if s.parent_id == served.span_id)
     assert any(s.parent_id == consume.span_id and s.service == "webhooks-dispatcher" for s in sql)
 
 
     # The page of leads is read on the raw pool (core.db.Prepared), whose statements have their spans too.
     def listing() -> list[Span]:
         return [s for s in collector.spans if s.service == "sdr" and s.kind == CLIENT
-                and "FROM sdr.leads" in s.attributes.get("db.statement", "")
-                and any(p.span_id == s.parent_id and p.name == "switchboard.v1.Sdr/ListLeads" for p in collector.spans)]
+                and "FROM sdr.leads" in s.attributes.get("db.query.text", "")
+                and any(p.span_id == s.parent_id and p.name == "/switchboard.v1.Sdr/ListLeads" for p in collector.spans)]
 
     read = (await wait_until(listing, "the span of the page's SELECT under the sdr service's ListLeads"))[0]
-    assert read.name == "SELECT" and read.attributes["db.system"] == "postgresql"
+    assert read.name == "SELECT" and read.attributes["db.system.name"] == "postgresql"

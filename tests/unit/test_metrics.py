@@ -3,6 +3,7 @@ and the provider clients' request timing."""
 from __future__ import annotations
 
 import aiohttp
+import grpc
 import pytest
 from aiohttp import web
 from opentelemetry.sdk.metrics import MeterProvider
@@ -33,16 +34,27 @@ def recorded(monkeypatch):
     return read
 
 
-def test_a_request_is_counted_and_timed_and_a_5xx_is_an_error(recorded):
-    recorded.instruments.http_done("/api/v1/agents", "GET", 200, 0.01)
-    recorded.instruments.http_done("/api/v1/agents", "GET", 201, 0.02)
-    recorded.instruments.http_done("/api/v1/agents", "GET", 503, 0.5)
+def test_rpcs_are_timed_in_the_semantic_conventions_names(recorded):
+    recorded.instruments.rpc_server_done("switchboard.v1.Sdr", "CreateLead", grpc.StatusCode.OK, 0.01)
+    recorded.instruments.rpc_server_done("switchboard.v1.Sdr", "CreateLead", grpc.StatusCode.NOT_FOUND, 0.02)
+    recorded.instruments.rpc_client_done("switchboard.v1.Sdr", "CreateLead", grpc.StatusCode.OK, 0.03)
     found = recorded()
-    ok = frozenset({"http.route": "/api/v1/agents", "http.request.method": "GET", "status_class": "2xx"}.items())
-    failed = frozenset({"http.route": "/api/v1/agents", "http.request.method": "GET", "status_class": "5xx"}.items())
-    assert found["switchboard.http.requests"] == {ok: 2, failed: 1}
-    assert found["switchboard.http.duration"] == {ok: 2, failed: 1}
-    assert found["switchboard.http.errors"] == {failed: 1}
+
+    def call(code: int) -> frozenset:
+        return frozenset({"rpc.system": "grpc", "rpc.service": "switchboard.v1.Sdr", "rpc.method": "CreateLead",
+                          "rpc.grpc.status_code": code}.items())
+
+    assert found["rpc.server.duration"] == {call(0): 1, call(5): 1}
+    assert found["rpc.client.duration"] == {call(0): 1}
+
+
+def test_a_statement_is_timed_by_its_operation_and_a_failure_by_its_error(recorded):
+    recorded.instruments.db_done("  select 1", 0.001)
+    recorded.instruments.db_done("INSERT INTO sdr.leads VALUES ($1)", 0.002, ValueError("no"))
+    found = recorded()
+    assert found["db.client.operation.duration"] == {
+        frozenset({"db.system.name": "postgresql", "db.operation.name": "SELECT"}.items()): 1,
+        frozenset({"db.system.name": "postgresql", "db.operation.name": "INSERT", "error.type": "ValueError"}.items()): 1}
 
 
 def test_a_webhook_attempt_records_its_lag_only_when_delivered(recorded):

@@ -6,15 +6,22 @@ where every process sends its spans. (No PromQL parser is installed: names and l
 expressions; the CRDs' schemas check the resources' shape, tests/unit/test_custom_resources.py.)"""
 from __future__ import annotations
 
+import asyncio
 import json
 import re
+import warnings
 from functools import cache
 from typing import Any
+from unittest import mock
 
+import grpc
 import yaml
+from aiohttp import web, web_app
+from aiohttp.test_utils import TestClient, TestServer
 from opentelemetry.exporter.prometheus import PrometheusMetricReader
-from opentelemetry.sdk.metrics import Histogram, MeterProvider
-from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
+from opentelemetry.instrumentation import aiohttp_server
+from opentelemetry.instrumentation._semconv import _OpenTelemetrySemanticConventionStability, _StabilityMode
+from opentelemetry.sdk.metrics import MeterProvider
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -57,12 +64,42 @@ def gauges() -> dict[str, str]:
     return found
 
 
-def served(scraped: CollectorRegistry) -> metrics.Instruments:
-    """The platform's instruments exported to `scraped` as a process serves them on METRICS_PORT
-    (core.metrics.configure: the Prometheus reader, histograms in core.metrics.BUCKETS)."""
-    view = View(instrument_type=Histogram, aggregation=ExplicitBucketHistogramAggregation(metrics.BUCKETS))
-    provider = MeterProvider(metric_readers=[PrometheusMetricReader(registry=scraped)], views=[view])
-    return metrics.Instruments(provider.get_meter("switchboard"))
+def served(scraped: CollectorRegistry) -> tuple[MeterProvider, metrics.Instruments]:
+    """The platform's meter provider and instruments exported to `scraped` as a process serves them on
+    METRICS_PORT (core.metrics.configure: the Prometheus reader, its views)."""
+    provider = MeterProvider(metric_readers=[PrometheusMetricReader(registry=scraped)], views=metrics.views())
+    return provider, metrics.Instruments(provider.get_meter("switchboard"))
+
+
+# aiohttp-server's instrumentation's state: its instruments on the meter provider it was installed with.
+INSTRUMENTATION_STATE = ("tracer", "meter_old", "meter_new", "duration_histogram_old", "duration_histogram_new",
+                         "active_requests_counter", "_excluded_urls", "_sem_conv_opt_in_mode")
+
+
+def gateway_answers(provider: MeterProvider, route: str, status: int) -> None:
+    """One request the gateway answers `status` on `route`, timed by OpenTelemetry's aiohttp-server
+    instrumentation (in the stable HTTP conventions the gateway opts in to: core.telemetry) installed on
+    `provider` over aiohttp's own Application (another test may have installed it already), its global state and
+    aiohttp's Application put back afterwards."""
+    async def answer(request: web.Request) -> web.Response:
+        return web.Response(status=status)
+
+    async def request() -> None:
+        app = web.Application()  # the instrumentation's subclass, as the gateway's is
+        app.router.add_get(route, answer)
+        async with TestClient(TestServer(app)) as client:
+            assert (await client.get(route)).status == status
+
+    kept = {name: getattr(aiohttp_server, name) for name in INSTRUMENTATION_STATE}
+    with mock.patch.multiple(aiohttp_server, **kept), \
+            mock.patch.object(aiohttp_server.metrics, "get_meter", provider.get_meter), \
+            mock.patch.object(aiohttp_server.web, "Application", web_app.Application), \
+            mock.patch.object(_OpenTelemetrySemanticConventionStability, "_get_opentelemetry_stability_opt_in_mode",
+                              lambda signal: _StabilityMode.HTTP):
+        with warnings.catch_warnings():  # aiohttp discourages the subclass of web.Application it makes
+            warnings.simplefilter("ignore", DeprecationWarning)
+            aiohttp_server.AioHttpServerInstrumentor()._instrument()
+        asyncio.run(request())
 
 
 async def no_probe() -> metrics.Sample:
@@ -74,13 +111,14 @@ def exposed() -> dict[str, set[str] | None]:
     """Every series name the processes expose, as Prometheus scrapes it (core.metrics' instruments through the same
     OpenTelemetry exporter the processes serve /metrics with), and its label names (None: unknown, a gauge's)."""
     scraped = CollectorRegistry()
-    instruments = served(scraped)
+    provider, instruments = served(scraped)
     for attribute, *_ in metrics.COUNTERS:
         getattr(instruments, attribute).add(1)
     for attribute, *_ in metrics.HISTOGRAMS:
         getattr(instruments, attribute).record(0.5)
-    instruments.http_done("/api/v1/agents", "GET", 503, 0.2)
-    instruments.rpc_done("/switchboard.v1.Agents/GetAgent", "NOT_FOUND", 0.01)
+    gateway_answers(provider, "/api/v1/agents", 503)
+    instruments.rpc_server_done("switchboard.v1.Agents", "GetAgent", grpc.StatusCode.NOT_FOUND, 0.01)
+    instruments.rpc_client_done("switchboard.v1.Agents", "GetAgent", grpc.StatusCode.OK, 0.01)
     instruments.webhook_attempt("failed", 1.0)
     instruments.provider_done("voice", "POST", "5xx", 0.1)
     instruments.scheduler_lateness.record(1.0, {"channel": "call"})
@@ -166,23 +204,34 @@ def unknown_in(expr: str) -> list[str]:
 def test_the_metric_names_read_here_are_the_ones_the_processes_expose():
     """The reading of names and labels itself: what core.metrics gives Prometheus, in the README's names."""
     code = exposed()
-    assert {"switchboard_http_requests_total", "switchboard_http_duration_seconds_bucket",
-            "switchboard_rpc_duration_seconds_count", "switchboard_outbox_lag_seconds",
+    assert {"http_server_request_duration_seconds_count", "http_server_request_duration_seconds_bucket",
+            "http_server_active_requests", "rpc_server_duration_seconds_count", "rpc_client_duration_seconds_bucket",
+            "db_client_operation_duration_seconds_count", "switchboard_outbox_lag_seconds",
             "switchboard_consumer_pending", "switchboard_webhooks_failures_total"} <= set(code)
-    assert {"http_route", "status_class"} <= (code["switchboard_http_requests_total"] or set())
+    assert {"http_route", "http_request_method", "http_response_status_code"} <= (
+        code["http_server_request_duration_seconds_count"] or set())
+    assert {"rpc_system", "rpc_service", "rpc_method", "rpc_grpc_status_code"} <= (
+        code["rpc_server_duration_seconds_count"] or set())
+    assert not {name for name in code if name.startswith(("switchboard_http_", "switchboard_rpc_"))}
     assert names_and_labels('sum by (a) (rate(x_total{b="c,d"}[5m])) / on (e) y > 3 * 0.001') == ({"x_total", "y"},
                                                                                                   {"a", "b", "e"})
-    assert unknown_in('rate(switchboard_http_requests_total{http_rout="/"}[5m])') == ["label http_rout"]
-    assert unknown_in("rate(switchboard_http_request_total[5m])") == ["switchboard_http_request_total"]
+    assert unknown_in('rate(http_server_request_duration_seconds_count{http_rout="/"}[5m])') == ["label http_rout"]
+    assert unknown_in("rate(switchboard_http_requests_total[5m])") == ["switchboard_http_requests_total"]
 
 
 def test_the_latency_sli_reads_a_bucket_the_gateway_exposes():
-    """The SLO's threshold is a bucket boundary (1 s), spelt as the exporter spells it."""
+    """The SLO's threshold is a bucket boundary (1 s) of aiohttp-server's histogram as core.metrics' views make
+    it, spelt as the exporter spells it, and the 5xx share reads the status code it records."""
     scraped = CollectorRegistry()
-    instruments = served(scraped)
-    instruments.http_done("/api/v1/agents", "GET", 200, 0.2)
-    assert 'switchboard_http_duration_seconds_bucket{' in (text := generate_latest(scraped).decode())
-    assert re.search(r'switchboard_http_duration_seconds_bucket\{[^}]*le="1\.0"', text)
+    provider, _ = served(scraped)
+    gateway_answers(provider, "/api/v1/agents", 200)
+    gateway_answers(provider, "/api/v1/agents", 502)
+    assert 'http_server_request_duration_seconds_bucket{' in (text := generate_latest(scraped).decode())
+    assert re.search(r'http_server_request_duration_seconds_bucket\{[^}]*le="1\.0"', text)
+    assert re.search(r'http_server_request_duration_seconds_count\{[^}]*http_response_status_code="502"'
+                     r'[^}]*\} 1\.0', text)
+    for rule in (r for r in rules() if r.get("record", "").startswith("switchboard:api_errors:")):
+        assert 'http_response_status_code=~"5.."' in rule["expr"], rule["record"]
     for rule in (r for r in rules() if r.get("record", "").startswith("switchboard:api_slow:")):
         assert 'le="1.0"' in rule["expr"]
         assert all(route in rule["expr"] for route in LATENCY_EXCLUDED), rule["record"]
