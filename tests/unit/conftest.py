@@ -1,6 +1,8 @@
 """The fast tier's fixtures: its business and in-memory database, and the voice-provider, messaging-provider and
 payments-provider simulators and the x402 facilitator served in this process (use cases run on the
 in-memory database, tests/memory, with the other services behind in-memory ports, tests/service/fakes.py)."""
+from datetime import UTC, datetime
+
 import aiohttp
 import pytest
 
@@ -18,6 +20,10 @@ from providers.voice.vapi.server_messages import WebhookAuth
 from providers.voice.vapi.simulator.app import build_app
 from providers.voice.vapi.voice import VapiVoice
 from providers.x402.facilitator.app import build_app as build_facilitator_app
+from services.messaging import compliance_service, consent_service
+from services.messaging import service as texts_service
+
+MIDDAY = datetime(2026, 11, 18, 19, 0, tzinfo=UTC)  # a Wednesday, 11:00 in California
 from providers.x402.server import X402Gate
 from tests.billing import Payments
 from tests.calling import VoiceSimulator
@@ -163,3 +169,15 @@ def business_id() -> str:
 def database() -> MemoryDatabase:
     """The fast tier's unit of work (tests.memory): empty for each test."""
     return MemoryDatabase()
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The messaging use cases' clock (texts, consent, the compliance decision), at MIDDAY until a test moves
+    `clock.now`."""
+    class Clock:
+        now = MIDDAY
+
+    for module in (texts_service, consent_service, compliance_service):
+        monkeypatch.setattr(module, "utcnow", lambda: Clock.now)
+    return Clock

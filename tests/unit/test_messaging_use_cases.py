@@ -13,8 +13,6 @@ from core.errors import ServiceError
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
-from services.messaging import compliance_service, consent_service
-from services.messaging import service as texts_service
 from services.messaging.compliance_service import Compliance
 from services.messaging.consent_service import Consents
 from services.messaging.ports import Lead, Sender
@@ -25,21 +23,10 @@ from services.messaging.service import NewText, Texts
 from tests.memory import MemoryDatabase
 from tests.memory.messaging import MEMORY, MemoryCompliance, MemoryMessages
 from tests.service.fakes import MessagingNeighbours
+from tests.unit.conftest import MIDDAY
 
 SENDER, CALLEE, PLATFORM_LISTED = "+14155550100", "+14155550123", "+14155550999"
-MIDDAY = datetime(2026, 11, 18, 19, 0, tzinfo=UTC)  # a Wednesday, 11:00 in California
 NIGHT = datetime(2026, 11, 18, 7, 0, tzinfo=UTC)  # 23:00 in California
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    """The use cases' clock, at MIDDAY until a test moves `clock.now`."""
-    class Clock:
-        now = MIDDAY
-
-    for module in (texts_service, consent_service, compliance_service):
-        monkeypatch.setattr(module, "utcnow", lambda: Clock.now)
-    return Clock
 
 
 @pytest.fixture

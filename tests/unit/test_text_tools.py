@@ -15,8 +15,6 @@ from services.calls import text_tools
 from services.calls.ports import AgentTool
 from services.calls.repository import calls_units
 from services.calls.tools_service import ToolCalls
-from services.messaging import compliance_service, consent_service
-from services.messaging import service as texts_service
 from services.messaging.compliance_service import Compliance
 from services.messaging.consent_service import Consents
 from services.messaging.ports import Sender
@@ -27,25 +25,15 @@ from tests.memory.calls import MemoryCalls
 from tests.memory.messaging import MEMORY
 from tests.service.fakes import MessagingNeighbours, MessagingTexts, accounts_saying, idle_builtins
 from tests.storage_contracts import call_values
+from tests.unit.conftest import MIDDAY
 from tests.unit.test_tool_calls import ToolAgents, tool_calls
 
 SENDER, CALLER, FRIEND = "+14155550100", "+14155550123", "+14155550177"
-MIDDAY = datetime(2026, 11, 18, 19, 0, tzinfo=UTC)  # a Wednesday, 11:00 in California
 NIGHT = datetime(2026, 11, 18, 7, 0, tzinfo=UTC)  # 23:00 in California
 MENU = "https://example.com/menu"
 TOOLS = (AgentTool("send_sms", "send_sms"),
          AgentTool("send_link", "send_link", {"type": "send_link", "links": [
              {"name": "Menu", "url": MENU}, {"name": "Directions", "url": "https://example.com/map"}]}))
-
-
-@pytest.fixture
-def clock(monkeypatch):
-    class Clock:
-        now = MIDDAY
-
-    for module in (texts_service, consent_service, compliance_service):
-        monkeypatch.setattr(module, "utcnow", lambda: Clock.now)
-    return Clock
 
 
 @pytest.fixture
