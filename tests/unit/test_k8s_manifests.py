@@ -20,9 +20,10 @@ from gateway.route_table import all_routes
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.33.0"  # the API the manifests are checked against (kubernetes-validate bundles its schemas)
-# custom resources: no schema of Kubernetes' own (the mTLS and monitoring components); their CRDs' own schemas check
-# them (tests/unit/test_custom_resources.py)
-CUSTOM_GROUPS = ("cert-manager.io/", "monitoring.coreos.com/")
+# custom resources: no schema of Kubernetes' own (the mTLS, monitoring, database and external-secrets components, the
+# HTTPRoute); their CRDs' own schemas check them (tests/unit/test_custom_resources.py)
+CUSTOM_GROUPS = ("cert-manager.io/", "monitoring.coreos.com/", "postgresql.cnpg.io/", "external-secrets.io/",
+                 "gateway.networking.k8s.io/")
 RENDERS = ("production", "staging")
 SCRAPE = {"prometheus.io/scrape": "true", "prometheus.io/port": str(workloads.METRICS_PORT),
           "prometheus.io/path": "/metrics"}
