@@ -99,3 +99,19 @@ def test_every_process_that_connects_has_its_login():
         if "DATABASE_URL" in held:
             role = registry.database_role(process)
             assert (db_roles.role_name("switchboard", role) if role else "switchboard") in roles, process
+
+
+@needs_kubectl
+def test_production_scrapes_the_database_for_its_backup_alerts():
+    """The PodMonitor `switchboard-db` selects the Cluster's instances (the labels CloudNativePG gives their pods) on
+    their metrics port, is picked up by the same Prometheus as the rules, and the rules alert on its archiver and
+    backups."""
+    docs = rendered("production")
+    monitor = of_kind(docs, "PodMonitor")["switchboard-db"]
+    assert monitor["spec"]["selector"]["matchLabels"] == {"cnpg.io/cluster": cluster("production")["metadata"]["name"],
+                                                          "cnpg.io/podRole": "instance"}
+    assert [e["port"] for e in monitor["spec"]["podMetricsEndpoints"]] == ["metrics"]
+    (rules,) = of_kind(docs, "PrometheusRule").values()
+    assert monitor["metadata"]["labels"]["release"] == rules["metadata"]["labels"]["release"]
+    exprs = " ".join(r["expr"] for g in rules["spec"]["groups"] for r in g["rules"] if "alert" in r)
+    assert "cnpg_pg_stat_archiver_failed_count" in exprs and "cnpg_collector_last_available_backup_timestamp" in exprs
