@@ -156,6 +156,10 @@ def observe(runtime: Runtime, outbox_table: sa.Table | None, instruments: metric
 
 
 LIVENESS = "liveness"
+# What the components' stop may take after the drain (deploy.workloads counts it in the pod's grace period), and
+# what each step is given at least once that is spent.
+STOP_SECONDS = 5.0
+STEP_FLOOR = 0.5
 DEPENDENCIES = rpc.DEPENDENCIES
 
 
@@ -309,14 +313,24 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     await server.stop(deadlines.longest(service) if service is not None else 0)
     if probes is not None:
         await probes.stop(None)
-    for hook in reversed(runtime.on_stop):
-        await hook()
-    if runtime.relay:
-        await runtime.relay.stop()
-    await bus.close()
-    await pool.close()
-    await engine.dispose()
+    steps = [*reversed(runtime.on_stop), *([runtime.relay.stop] if runtime.relay else []), bus.close, pool.close,
+             engine.dispose]
+    await stop_within(name, steps, STOP_SECONDS)
     log.info("%s stopped", name)
+
+
+async def stop_within(name: str, steps: list[Callable[[], Awaitable[None]]], seconds: float) -> None:
+    """Run the stop steps in order within `seconds` in all (each at least STEP_FLOOR): one that overruns is left
+    behind with a warning naming it and the next goes on, so a stuck component (a connection that never answers)
+    cannot keep the process past its pod's grace period, which counts STOP_SECONDS for this."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    for step in steps:
+        try:
+            await asyncio.wait_for(step(), max(STEP_FLOOR, deadline - loop.time()))
+        except TimeoutError:
+            log.warning("%s: %s did not finish within the %.0f s a stop is given; left behind", name,
+                        getattr(step, "__qualname__", step), seconds)
 
 
 def standard_retention(service: registry.Service | None, settings: Settings) -> list[retention.Rule]:
