@@ -506,6 +506,19 @@ class DurableConsumer(Background):
         for msg, _ in decoded:
             await msg.ack()
 
+    async def _reconcile(self, js: JetStreamContext) -> None:
+        """Give a consumer an earlier release made this one's limits: nats-py binds to an existing consumer as it
+        is, and one left with JetStream's own max_deliver (20 before dead letters) would drop a message this code
+        dead-letters, or after fewer tries than CONSUMER_MAX_DELIVER allows."""
+        try:
+            info = await js.consumer_info(self.stream, self.durable)
+        except NotFoundError:
+            return
+        if info.config.max_deliver != self.config.max_deliver or info.config.ack_wait != self.config.ack_wait:
+            log.info("consumer %s: max_deliver %s and ack_wait %s updated to %s and %s", self.durable,
+                     info.config.max_deliver, info.config.ack_wait, self.config.max_deliver, self.config.ack_wait)
+            await js.add_consumer(self.stream, config=self.config)
+
     async def run(self) -> None:
         sub = None
         while sub is None:
@@ -513,6 +526,7 @@ class DurableConsumer(Background):
                 self.bus.start()
                 await self.bus.ensure_stream(self.stream)  # raises ConnectionError while not connected
                 js = cast(JetStreamContext, self.bus.js)  # so it is set
+                await self._reconcile(js)
                 sub = await js.pull_subscribe(self.filter_subject, durable=self.durable, stream=self.stream,
                                               config=self.config)
             except asyncio.CancelledError:
