@@ -75,6 +75,8 @@ class Runtime:
     consumers: list[DurableConsumer] = field(default_factory=list)  # started by `consume`
     # What the service's retention sweep deletes (core.retention): its outbox's and inbox's, and what `retain` adds.
     retained: list[retention.Rule] = field(default_factory=list)
+    # The sampled gauges the service adds (`gauge`): name, unit, description, probe.
+    gauges: list[tuple[str, str, str, Callable[[], Awaitable[metrics.Sample]]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.db = Database(self.engine, self._wake_relay, self.pool)
@@ -107,6 +109,11 @@ class Runtime:
         """Add the service's own tables to its retention sweep (started once `build` returns)."""
         self.retained.extend(rules)
 
+    def gauge(self, name: str, unit: str, description: str, probe: Callable[[], Awaitable[metrics.Sample]]) -> None:
+        """Report what `probe` answers as a sampled gauge (core.metrics.Sampler: it runs every few seconds in the
+        background, never per request), when metrics are on."""
+        self.gauges.append((name, unit, description, probe))
+
     def closing(self, client: Closable) -> Closable:
         """A provider client (providers.configured), closed at shutdown."""
         self.on_stop.append(client.close)
@@ -137,7 +144,11 @@ class Runtime:
 
 def observe(runtime: Runtime, outbox_table: sa.Table | None, instruments: metrics.Instruments) -> None:
     """The process's sampled gauges (core.metrics.Sampler): its outbox's lag when it relays one, its consumers'
-    pending counts when it runs any."""
+    pending counts when it runs any, and those its service added (`Runtime.gauge`)."""
+    for name, unit, description, probe in runtime.gauges:
+        sampler = metrics.Sampler(name, probe)
+        instruments.gauge(name, unit, description, sampler)
+        runtime.run(sampler)
     if outbox_table is not None:
         async def lag() -> metrics.Sample:
             return [(await pending_age(runtime.engine, outbox_table), {"outbox": str(outbox_table.schema)})]
