@@ -31,7 +31,7 @@ CPU_TARGET_PERCENT = 70  # of the CPU request, on average over the pods
 # requests and gives those in flight their deadline (its drain); then its components stop, within STOP_SECONDS.
 PRESTOP_SECONDS: int = math.ceil(Settings.model_fields["shutdown_delay_seconds"].default)
 STOP_SECONDS = 5
-ROLLOUT = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1, "maxUnavailable": 0}}
+ROLLOUT = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}}  # the surge: the default
 
 
 def labels(name: str) -> dict[str, Any]:
