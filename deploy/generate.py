@@ -3,7 +3,8 @@
 - `deploy/k8s/base/services.generated.yaml`: a Deployment (native gRPC probes: readiness "" that the process has
   started and is not shutting down, liveness "liveness" that it answers; the preStop hook and termination grace
   period of deploy.workloads.pod_spec; of the Secret `switchboard-secrets`, only the keys the process
-  reads, core.registry.SECRETS; the shared hardening of deploy.workloads) with its ServiceAccount and
+  reads, core.registry.SECRETS; the shared hardening of deploy.workloads; for a process with a schema, the init
+  container that waits for the migrations, core.schema_gate) with its ServiceAccount and
   PodDisruptionBudget for every service and worker, a HorizontalPodAutoscaler for a worker with `max_replicas`, a
   headless Service for every service, and the ConfigMap `switchboard-services` with every service's address (a
   `dns:///` target of that Service's name, which resolves to every ready pod);
