@@ -32,7 +32,6 @@ from sqlalchemy.engine import make_url
 from core import registry
 from core.db import raw_url
 
-LOCK = "switchboard:database-roles"  # two migrations runs granting at once would fail on a concurrent update
 DML = "SELECT, INSERT, UPDATE, DELETE"
 
 
@@ -99,20 +98,12 @@ def grant_statements(database: str) -> list[str]:
     return statements
 
 
-async def _grant(database_url: str) -> None:
-    conn = await asyncpg.connect(raw_url(database_url))
-    try:
-        async with conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", LOCK)
-            for statement in grant_statements(database_of(database_url)):
-                await conn.execute(statement)
-    finally:
-        await conn.close()
-
-
-def grant(database_url: str) -> None:
-    """Create the roles and grant their privileges, connected as the owner of the schemas (core.migrations)."""
-    asyncio.run(_grant(database_url))
+async def grant(conn: asyncpg.Connection, database: str) -> None:
+    """Create the roles and grant their privileges on `conn`, the owner's: a migrations run's
+    (core.migrations.upgrade_all), whose lock keeps two runs from granting at once (a concurrent update fails)."""
+    async with conn.transaction():
+        for statement in grant_statements(database):
+            await conn.execute(statement)
 
 
 async def _set_passwords(database_url: str, passwords: dict[str, str]) -> None:

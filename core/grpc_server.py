@@ -35,7 +35,7 @@ from grpc_reflection.v1alpha import reflection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from core import bus as bus_module
-from core import caller, costs, deadlines, logs, metrics, registry, retention, rpc, telemetry, uow
+from core import caller, costs, deadlines, logs, metrics, registry, retention, rpc, schema_gate, telemetry, uow
 from core import settings as settings_module
 from core.background import Background
 from core.bus import BatchHandler, DurableConsumer, EventBus, Handler
@@ -358,9 +358,11 @@ def standard_retention(service: registry.Service | None, settings: Settings) -> 
 
 
 def main(name: str) -> None:
-    """Run the registered service or worker `name` until SIGTERM."""
+    """Run the registered service or worker `name` until SIGTERM; not on a schema older than its code
+    (core.schema_gate)."""
     settings = settings_module.load(name)
     logs.configure(settings.log_level, name)
+    schema_gate.require(name, settings.database_url.reveal())
     try:
         import uvloop
 

@@ -3,7 +3,8 @@
 - `deploy/k8s/base/services.generated.yaml`: a Deployment (native gRPC probes: readiness "" that the process has
   started and is not shutting down, liveness "liveness" that it answers; the preStop hook and termination grace
   period of deploy.workloads.pod_spec; of the Secret `switchboard-secrets`, only the keys the process
-  reads, core.registry.SECRETS; the shared hardening of deploy.workloads) with its ServiceAccount and
+  reads, core.registry.SECRETS; the shared hardening of deploy.workloads; for a process with a schema, the init
+  container that waits for the migrations, core.schema_gate) with its ServiceAccount and
   PodDisruptionBudget for every service and worker, a HorizontalPodAutoscaler for a worker with `max_replicas`, a
   headless Service for every service, and the ConfigMap `switchboard-services` with every service's address (a
   `dns:///` target of that Service's name, which resolves to every ready pod);
@@ -30,7 +31,7 @@ from typing import Any
 
 import yaml
 
-from core import db_roles, deadlines, nats_auth, registry, settings
+from core import db_roles, deadlines, nats_auth, registry, schema_gate, settings
 from deploy import workloads
 
 DEPLOY = Path(__file__).resolve().parent
@@ -101,12 +102,33 @@ def _deployment(p: registry.Service | registry.Worker) -> dict[str, Any]:
         "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}, "limits": {"cpu": "1", "memory": "512Mi"}},
     }
     replicas = {} if _max_replicas(p) else {"replicas": p.replicas}
+    gate = _schema_gate(p)
+    rollout = {"strategy": workloads.ROLLOUT} if gate else {}
     return {
         "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": p.name, "labels": _labels(p.name)},
-        "spec": {**replicas, "selector": {"matchLabels": _labels(p.name)}, "template": {
-            "metadata": workloads.pod_metadata(p.name), "spec": workloads.pod_spec(p.name, container,
-                                                                                   drain_seconds(p))}},
+        "spec": {**replicas, **rollout, "selector": {"matchLabels": _labels(p.name)}, "template": {
+            "metadata": workloads.pod_metadata(p.name),
+            "spec": workloads.pod_spec(p.name, container, drain_seconds(p), gate)}},
     }
+
+
+# How long the init container waits for the migrations before it fails (and the kubelet starts it again).
+SCHEMA_WAIT_SECONDS = 300
+
+
+def _schema_gate(p: registry.Service | registry.Worker) -> tuple[dict[str, Any], ...]:
+    """For a process with a schema, the init container that waits until the schema is at the image's head
+    (core.schema_gate): the rollout's pods start once the migrations Job has run. It reads with the process's own
+    DATABASE_URL (its role may SELECT the schema's alembic_version), the one key of the Secret it is given."""
+    schema = schema_gate.schema_of(p.name)
+    if schema is None:
+        return ()
+    return ({"name": "schema-gate", "image": "switchboard:latest",
+             "command": ["python", "-m", "core.schema_gate", "--wait", str(SCHEMA_WAIT_SECONDS), schema],
+             "env": [e for e in secret_env(p.name) if e["name"] == "DATABASE_URL"],
+             "envFrom": [{"configMapRef": {"name": "switchboard-config"}}],
+             "resources": {"requests": {"cpu": "50m", "memory": "96Mi"},
+                           "limits": {"cpu": "500m", "memory": "256Mi"}}},)
 
 
 def drain_seconds(p: registry.Service | registry.Worker) -> float:
@@ -300,6 +322,8 @@ def dockerfile(current: str) -> str:
         rows.append((s.module, f"gRPC on ${s.port_env} (default {s.port}): {s.summary}"))
         rows += [(w.module, f"health on ${w.port_env} (default {w.port}): {w.summary}") for w in s.workers]
     rows.append(("core.migrate", "run all database migrations, then exit"))
+    rows.append(("core.schema_gate", "wait until a schema is at this image's migrations (each Deployment's init "
+                 "container)"))
     rows.append(("services.messaging.registry", "import the national do-not-call registry's files, then exit (the "
                  "CronJob national-dnc-import)"))
     rows.append(("deploy.sdr_runner_cron", "POST /api/sdr/runner once, then exit (the CronJob sdr-runner-cron)"))

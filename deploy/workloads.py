@@ -10,7 +10,10 @@ hand, and tests/unit/test_k8s_manifests.py holds every rendered pod to them):
   process that scales on CPU a HorizontalPodAutoscaler;
 - Prometheus scraping annotations for the `metrics` port (METRICS_PORT);
 - a graceful stop (`stopping`): a preStop hook that sleeps PRESTOP_SECONDS, and a termination grace period that
-  covers it, the process's drain and its stop.
+  covers it, the process's drain and its stop;
+- for a process with a schema, the init container of deploy.generate that waits for the migrations (core.schema_gate),
+  hardened alike, and a rolling update that takes no old pod away before a new one is ready (`ROLLOUT`): a rollout
+  stalled at that gate (a failed migration) leaves the previous release serving at full strength.
 """
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ CPU_TARGET_PERCENT = 70  # of the CPU request, on average over the pods
 # requests and gives those in flight their deadline (its drain); then its components stop, within STOP_SECONDS
 # (core.grpc_server holds them to it).
 PRESTOP_SECONDS: int = math.ceil(Settings.model_fields["shutdown_delay_seconds"].default)
+ROLLOUT = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 0}}  # the surge: the default
 
 
 def labels(name: str) -> dict[str, Any]:
@@ -73,16 +77,23 @@ def grace_seconds(drain_seconds: float) -> int:
     return PRESTOP_SECONDS + math.ceil(drain_seconds) + math.ceil(STOP_SECONDS)
 
 
-def pod_spec(name: str, container: dict[str, Any], drain_seconds: float) -> dict[str, Any]:
+def pod_spec(name: str, container: dict[str, Any], drain_seconds: float,
+             init: tuple[dict[str, Any], ...] = ()) -> dict[str, Any]:
     """A long-running process's pod: `container` gets the hardening, the /tmp mount, the metrics port and the
-    preStop hook; the pod the grace period of a process whose drain takes `drain_seconds`."""
-    container = {**container, "securityContext": container_security(),
+    preStop hook, each of `init` (its init containers) the hardening and the /tmp mount; the pod the grace period of
+    a process whose drain takes `drain_seconds`."""
+    def hardened(container: dict[str, Any]) -> dict[str, Any]:  # each its own objects: no YAML anchors
+        return {**container, "securityContext": container_security(),
+                "volumeMounts": [{"name": "tmp", "mountPath": TMP}]}
+
+    container = {**hardened(container),
                  "ports": [*container.get("ports", []), {"name": "metrics", "containerPort": METRICS_PORT}],
-                 "volumeMounts": [{"name": "tmp", "mountPath": TMP}], "lifecycle": prestop()}
+                 "lifecycle": prestop()}
     return {"serviceAccountName": name, "automountServiceAccountToken": False,
             "terminationGracePeriodSeconds": grace_seconds(drain_seconds),
             "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
             "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "kubernetes.io/hostname",
                                            "whenUnsatisfiable": "ScheduleAnyway",
                                            "labelSelector": {"matchLabels": labels(name)}}],
+            **({"initContainers": [hardened(c) for c in init]} if init else {}),
             "containers": [container], "volumes": [{"name": "tmp", "emptyDir": {"sizeLimit": "64Mi"}}]}

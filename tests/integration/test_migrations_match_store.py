@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import uuid
 from collections.abc import AsyncIterator
 
-import asyncpg
 import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from core import db_roles, migrations, registry
+from core import migrations, registry
 from core.db import async_url
+from tests.integration.databases import new_database
 
 SCHEMAS = [s for s in registry.SERVICES if s.schema]
 
@@ -31,24 +28,13 @@ SCHEMAS = [s for s in registry.SERVICES if s.schema]
 @pytest.fixture(scope="module")
 async def scratch(stack) -> AsyncIterator[str]:
     """A database of its own on the stack's server with every service's migrations run, dropped afterwards."""
-    name = f"switchboard_migrations_{uuid.uuid4().hex[:8]}"
-    url = make_url(stack.database_url).set(database=name).render_as_string(hide_password=False)
-    conn = await asyncpg.connect(stack.database_url)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-        try:
-            await asyncio.to_thread(migrations.upgrade_all, url)
-            yield url
-        finally:
-            await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-            for role in db_roles.ROLES:  # the roles upgrade_all made, named after the database (core.db_roles)
-                await conn.execute(f"DROP ROLE IF EXISTS {db_roles.ident(db_roles.role_name(name, role.key))}")
-    finally:
-        await conn.close()
+    async with new_database(stack, "switchboard_migrations") as url:
+        await asyncio.to_thread(migrations.upgrade_all, url)
+        yield url
 
 
 def _down_to_the_baseline_and_up(service: str, url: str) -> None:
-    (baseline,) = ScriptDirectory(str(migrations.ROOT / "services" / service / "migrations")).get_bases()
+    (baseline,) = migrations.script(service).get_bases()
     migrations.downgrade(service, url, baseline)
     migrations.upgrade(service, url)
 

@@ -74,7 +74,8 @@ def test_behind_pgbouncer_the_statement_caches_match_what_it_keeps():
 SESSION_FEATURES = re.compile(r"add_listener|[\"']\s*(UN)?LISTEN\s|pg_(try_)?advisory_lock\("
                               r"|[\"']\s*SET\s+(SESSION\s+)?\w+\s*(=|TO)\s|WITH HOLD|[\"']\s*PREPARE\s")
 # Where the platform uses one, each on a connection of its own to DIRECT_DATABASE_URL (settings.direct_database).
-SESSIONS = {"core/outbox.py": "the relay's LISTEN", "services/messaging/registry.py": "the import's advisory lock"}
+SESSIONS = {"core/outbox.py": "the relay's LISTEN", "services/messaging/registry.py": "the import's advisory lock",
+            "core/migrations.py": "a migrations run's advisory lock (the owner's DATABASE_URL, direct; one connection)"}
 
 
 def test_what_needs_a_session_goes_straight_to_postgresql_and_is_counted():

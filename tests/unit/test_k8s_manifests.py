@@ -12,7 +12,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from core import registry
+from core import registry, schema_gate
 from deploy import budget, generate, workloads
 from gateway import serving
 from gateway.route_table import all_routes
@@ -106,7 +106,7 @@ def assert_hardened(workload: dict, docs: tuple[dict, ...]) -> None:
     assert pod["automountServiceAccountToken"] is False, name
     assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, name
     volumes = {v["name"]: v for v in pod.get("volumes", [])}
-    for container in pod["containers"]:
+    for container in (*pod.get("initContainers", ()), *pod["containers"]):
         security = {**pod["securityContext"], **container["securityContext"]}
         assert security["runAsNonRoot"] is True and security["allowPrivilegeEscalation"] is False, name
         assert security["readOnlyRootFilesystem"] is True and security["capabilities"] == {"drop": ["ALL"]}, name
@@ -151,6 +151,30 @@ def test_every_deployment_keeps_the_project_rules(render):
         if name in scaled:  # the autoscaler owns the count: one in the Deployment would be reset at every apply
             assert "replicas" not in deployment["spec"], name
             assert 2 <= scaled[name]["minReplicas"] < scaled[name]["maxReplicas"], name
+
+
+@needs_kubectl
+@pytest.mark.parametrize("render", RENDERS)
+def test_every_process_with_a_schema_waits_for_the_migrations_and_keeps_its_old_pods_meanwhile(render):
+    """A rollout's pods start only once the migrations Job has brought their schema to the image's head (the init
+    container core.schema_gate, as the process's own role: its DATABASE_URL and no other secret), and no old pod
+    goes before a new one is ready, so a failed migration leaves the previous release serving."""
+    docs = rendered(render)
+    deployments = of_kind(docs, "Deployment")
+    gated = {p.name: schema for p in (*registry.SERVICES, *registry.WORKERS)
+             if (schema := schema_gate.schema_of(p.name)) is not None}
+    assert {"accounts", "runs-scheduler", "webhooks-dispatcher"} <= set(gated)
+    for name, schema in gated.items():
+        deployment = deployments[name]
+        (gate,) = pod_of(deployment)["spec"]["initContainers"]
+        (container,) = pod_of(deployment)["spec"]["containers"]
+        assert gate["image"] == container["image"], name  # the head it waits for is the image's
+        assert gate["command"] == ["python", "-m", "core.schema_gate", "--wait",
+                                   str(generate.SCHEMA_WAIT_SECONDS), schema], name
+        refs = {e["name"]: e["valueFrom"]["secretKeyRef"]["key"] for e in gate["env"] if "valueFrom" in e}
+        assert refs == {"DATABASE_URL": generate.secret_key("DATABASE_URL", name)}, name
+        assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0, name
+    assert not pod_of(deployments[registry.GATEWAY])["spec"].get("initContainers")
 
 
 def drain_of(process: str) -> float:
@@ -411,8 +435,10 @@ def test_the_image_holds_every_module_the_manifests_start():
     copied = {source.rstrip("/") for op, args in dockerfile_instructions() if op == "COPY"
               for source, target in [args.split()] if source.rstrip("/") == target.rstrip("/")}  # into /app alike
     modules = {c["command"][2] for d in rendered("production") if d["kind"] in ("Deployment", "Job", "CronJob")
-               for c in pod_of(d)["spec"]["containers"] if c["command"][0] == "python"}
-    assert {p.module for p in (*registry.SERVICES, *registry.WORKERS)} | {"gateway", "core.migrate"} <= modules
+               for c in (*pod_of(d)["spec"].get("initContainers", ()), *pod_of(d)["spec"]["containers"])
+               if c["command"][0] == "python"}
+    assert {p.module for p in (*registry.SERVICES, *registry.WORKERS)} | {"gateway", "core.migrate",
+                                                                          "core.schema_gate"} <= modules
     for module in modules:
         path = Path(*module.split("."))
         assert path.parts[0] in copied, module
