@@ -74,11 +74,10 @@ TOOL_BUDGETS: dict[str, Budget] = {
     "send_link": Budget(sql=15, transaction=4, rpc=4, provider=1),  # send_sms's, with the saved link as its text
     # sdr's ListSlots: the business's zone asked of accounts (an RPC, a statement), its availability and bookings.
     "check_availability": Budget(sql=7, transaction=2, rpc=4),
-    # ListSlots around the day first (the zone, the slot free or the nearest ones to offer), then sdr's CreateBooking:
-    # the zone again, the call's business asked of calls (an RPC, a statement), and under the business's lock its
-    # availability, the bookings around the slot, the lead by number, the booking and booking.created (one
-    # transaction).
-    "book_appointment": Budget(sql=15, transaction=3, rpc=7),
+    # A start with its offset (as check_availability gives it) is booked at once, sdr's CreateBooking: the zone, the
+    # call's business asked of calls (an RPC, a statement), and under the business's lock its availability, the
+    # bookings around the slot, the lead by number, the booking and booking.created (one transaction).
+    "book_appointment": Budget(sql=12, transaction=3, rpc=5),
     # sdr's RecordCallerLead: under the lead's lock, the lead read and updated and the activity entry written (one
     # transaction).
     "update_lead": Budget(sql=8, transaction=3, rpc=3),
