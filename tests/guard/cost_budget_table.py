@@ -78,16 +78,16 @@ TOOL_BUDGETS: dict[str, Budget] = {
     # call's business asked of calls (an RPC, a statement), and under the business's lock its availability, the
     # bookings around the slot, the lead by number, the booking and booking.created (one transaction).
     "book_appointment": Budget(sql=12, transaction=3, rpc=5),
-    # sdr's RecordCallerLead: under the lead's lock, the lead read and updated and the activity entry written (one
-    # transaction).
+    # sdr's RecordCallerLead: under the caller's lock (the business and their number) their lead found and updated
+    # and the activity entry naming the call written (one transaction).
     "update_lead": Budget(sql=8, transaction=3, rpc=3),
     # agents' RunCustomTool: the agent read again (its tool and signing secret) and the signed POST to the business's
     # endpoint.
     "custom": Budget(sql=5, transaction=2, rpc=3, provider=1),
 }
 # The provider's transfer-destination-request (services.calls.transfer_service): the gateway's RPC to calls, the
-# call read, the request claimed and its result written (a transaction each), the agent's tools and the business's
-# phone (accounts: an RPC, a statement each).
+# call read, the request claimed and its result written (a transaction each), the agent's tools (agents) and the
+# business's phone (accounts), an RPC and a statement each.
 TRANSFER_REQUEST_BUDGET = Budget(sql=5, transaction=2, rpc=3)
 
 # (path, kind): what a stored provider message sets off, with one webhook subscription receiving its events, counted

@@ -2,8 +2,10 @@
 request is sent with a cost tag and what it cost over every process is compared with its budget, so a change
 that adds a statement, a transaction, an RPC, a publish or a provider call to a hot path fails here with the new
 count and what was spent. Budgets are of the common case, the key's principal cached in the gateway; the cache
-miss is its own test. What a request leaves to consumers (its events, a provider's message stored for the service
-that owns it) is not counted as the request's."""
+miss is its own test. The voice provider's messages answered while it waits are measured the same way: a
+tool-calls message of each of the agent's tools (cost_budget_table.TOOL_BUDGETS) and a transfer-destination-request,
+about a call of an agent with every tool on. What a request leaves to consumers (its events, a provider's message
+stored for the service that owns it) is not counted as the request's."""
 from __future__ import annotations
 
 import json
@@ -260,17 +262,10 @@ async def test_a_keys_first_request_costs_one_authentication_more(stack, api, ho
 LOOKUP = "lookup_order"  # the custom tool's name
 
 
-@dataclass
-class Tooled:
-    """An agent of A's with every tool on (its custom tool's endpoint one of the test's), and its ended call to a
-    caller who opted in to texts."""
-
-    call: dict
-    endpoint: Receiver
-
-
 @pytest.fixture(scope="module")
 async def tooled(api, hot):
+    """An ended call of an agent of A's with every tool on (its custom tool's endpoint the test's) to a callee who
+    opted in to texts."""
     endpoint = await Receiver().start()
     account = {"key": hot.key, "business_id": hot.business}
     agent = await agent_with_number(api, account)
@@ -286,8 +281,9 @@ async def tooled(api, hot):
     status, call, _ = await api.request("POST", "/api/v1/calls", key=hot.key,
                                         json={"agent_id": agent["id"], "to": callee})
     assert status == 201, call
-    yield Tooled(await settled(api, hot.key, call["id"]), endpoint)
+    yield await settled(api, hot.key, call["id"])
     await endpoint.stop()
+    await api.request("DELETE", "/api/v1/phone-numbers", key=hot.key, params={"phone_number": agent["phone_number"]})
 
 
 # What the model passes each tool (by its type), a call that succeeds; each call's own where a second one would do
@@ -303,14 +299,14 @@ TOOL_ARGUMENTS: dict[str, Callable[[Hot], dict]] = {
 }
 
 
-def _tool_call(h: Hot, t: Tooled, tool: str) -> tuple[str, dict]:
-    """A tool-calls message of one call of `tool` (a fresh tool call id: each is run once), and that id."""
+def _tool_call(h: Hot, call: dict, tool: str) -> tuple[str, dict]:
+    """A tool-calls message about `call` with one call of `tool` (a fresh tool call id: each is run once), and its
+    id."""
     tool_call_id = f"call_{uuid.uuid4().hex}"
-    name = LOOKUP if tool == "custom" else tool
-    return tool_call_id, _voice_message(h, t.call, {"type": "tool-calls", "timestamp": int(time.time() * 1000),
-                                                    "toolCallList": [{"id": tool_call_id, "type": "function",
-                                                                      "function": {"name": name, "arguments":
-                                                                                   json.dumps(TOOL_ARGUMENTS[tool](h))}}]})
+    function = {"name": LOOKUP if tool == "custom" else tool, "arguments": json.dumps(TOOL_ARGUMENTS[tool](h))}
+    return tool_call_id, _voice_message(h, call, {"type": "tool-calls", "timestamp": int(time.time() * 1000),
+                                                  "toolCallList": [{"id": tool_call_id, "type": "function",
+                                                                    "function": function}]})
 
 
 def test_every_tool_budget_has_its_arguments():
@@ -326,14 +322,14 @@ async def test_a_tool_call_costs_its_tools_budget(stack, api, hot, tooled, tool)
     tool_call_id, message = _tool_call(hot, tooled, tool)
     status, body, spent = await cost_of(stack, api, "POST", MESSAGES_PATH, **message)
     assert status == 200 and [r["toolCallId"] for r in body["results"]] == [tool_call_id], body
-    status, call, _ = await api.request("GET", "/api/v1/calls", key=hot.key, params={"id": tooled.call["id"]})
+    status, call, _ = await api.request("GET", "/api/v1/calls", key=hot.key, params={"id": tooled["id"]})
     assert {t["id"]: t["outcome"] for t in call["tool_calls"]}[tool_call_id] == "ok", body
     assert_at(TOOL_BUDGETS[tool], spent)
 
 
-def _transfer_request(h: Hot, t: Tooled) -> dict:
-    return _voice_message(h, t.call, {"type": "transfer-destination-request", "timestamp": time.time_ns() // 10**6,
-                                      "artifact": {"messages": []}})
+def _transfer_request(h: Hot, call: dict) -> dict:
+    return _voice_message(h, call, {"type": "transfer-destination-request", "timestamp": time.time_ns() // 10**6,
+                                    "artifact": {"messages": []}})
 
 
 async def test_a_transfer_request_costs_its_budget(stack, api, hot, tooled):
