@@ -8,6 +8,10 @@ the caller's name and number (services.calls.domain.other_party, or the phone_nu
 and to its lead (sdr links the business's newest lead with the number when the call has none). A time that cannot be booked (past, closed,
 taken) is a refusal the model can say, with the nearest free times of the days around it.
 
+An instant (a start with its offset, as check_availability gives it) still to come is booked at once, sdr deciding
+whether it is free; the free slots are listed first only for a local time (read in the business's zone, which they
+name) or a past one, and after a refusal, to say why and offer the nearest free times instead.
+
 A booking is made once per tool call: the calls service claims each tool call id once (services.calls.tools_service)
 and no RPC in between is retried, so a provider's repeated delivery answers the first result and books nothing."""
 from __future__ import annotations
@@ -158,28 +162,40 @@ class BookingTools:
         name = _text(arguments, "name") or call.name or await self._lead_name(call, phone)
         if name is None:
             return "refused", NO_NAME
-        day = asked.date()
+        found = None
+        if asked.tzinfo is None or asked <= self.clock():  # a local time is read in the zone the free slots name
+            try:
+                found = await self._around(call, asked)
+            except ServiceError as exc:
+                return _failed(exc)
+            why = unbookable(asked, found, self.clock())
+            if why is not None:
+                return "refused", why
+            asked = asked if asked.tzinfo is not None else asked.replace(tzinfo=ZoneInfo(found.timezone))
         try:
-            found = await self.bookings.free_slots(call.business_id, day - timedelta(days=1), day + timedelta(days=1))
-        except ServiceError as exc:
-            return _failed(exc)
-        starts_at = asked if asked.tzinfo is not None else asked.replace(tzinfo=ZoneInfo(found.timezone))
-        said = spoken(starts_at.astimezone(ZoneInfo(found.timezone)))
-        if starts_at <= self.clock():
-            return "refused", refusal(f"{said} has already passed.", nearest(found.starts, starts_at))
-        if starts_at not in found.starts:
-            return "refused", refusal(f"{said} is not free: the business is closed then or it is taken.",
-                                      nearest(found.starts, starts_at))
-        try:
-            booked = await self.bookings.book(NewBooking(call.business_id, starts_at, name, phone,
+            booked = await self.bookings.book(NewBooking(call.business_id, asked, name, phone,
                                                          _text(arguments, "notes"), call.lead_id, call.id))
         except ServiceError as exc:
+            if exc.code not in ("conflict", "invalid_request", "not_found"):
+                return _failed(exc)
+            if found is None:  # an instant is booked at once: the free slots around it say why it was not
+                try:
+                    found = await self._around(call, asked)
+                except ServiceError as listing:
+                    return _failed(listing)
+                why = unbookable(asked, found, self.clock())
+                if why is not None:
+                    return "refused", why
+            said = spoken(asked.astimezone(ZoneInfo(found.timezone)))
             if exc.code == "conflict":
-                return "refused", refusal(f"{said} was just taken.", nearest(found.starts, starts_at, starts_at))
-            if exc.code in ("invalid_request", "not_found"):
-                return "refused", f"{said} could not be booked: {exc.message}."
-            return _failed(exc)
+                return "refused", refusal(f"{said} was just taken.", nearest(found.starts, asked, asked))
+            return "refused", f"{said} could not be booked: {exc.message}."
         return "ok", f"Booked {spoken(booked)} for {name}. Please confirm it to the caller."
+
+    async def _around(self, call: Call, asked: datetime) -> FreeSlots:
+        """The business's free slots of the days around `asked`, and its zone."""
+        day = asked.date()
+        return await self.bookings.free_slots(call.business_id, day - timedelta(days=1), day + timedelta(days=1))
 
     async def _lead_name(self, call: Call, phone: str) -> str | None:
         """The name on the caller's lead (the call's, else the business's newest with the number), if any."""
@@ -189,6 +205,19 @@ class BookingTools:
         except ServiceError:
             return None
         return lead.name if lead is not None else None
+
+
+def unbookable(asked: datetime, found: FreeSlots, now: datetime) -> str | None:
+    """Why `asked` (read in the business's zone when it is local) cannot be booked, with the nearest free times to
+    offer instead; None when it is a free slot."""
+    starts_at = asked if asked.tzinfo is not None else asked.replace(tzinfo=ZoneInfo(found.timezone))
+    said = spoken(starts_at.astimezone(ZoneInfo(found.timezone)))
+    if starts_at <= now:
+        return refusal(f"{said} has already passed.", nearest(found.starts, starts_at))
+    if starts_at not in found.starts:
+        return refusal(f"{said} is not free: the business is closed then or it is taken.",
+                       nearest(found.starts, starts_at))
+    return None
 
 
 def _failed(exc: ServiceError) -> Outcome:

@@ -45,6 +45,12 @@ ROUTE_BUDGETS: dict[tuple[str, str, str], Budget] = {
     # Every call, compliance skip too, is decided and counted by messaging (DecideCall: the callee's lock, their
     # standing and touches, the logged decision and its ledger row in one transaction; issue 50).
     ("POST", "/api/v1/calls", ""): Budget(sql=9, transaction=3, rpc=4, provider=1),
+    # Bookings are shown in their business's zone, asked of accounts on every request (an RPC, a statement).
+    ("GET", "/api/v1/bookings", ""): Budget(sql=2, rpc=2),
+    ("GET", "/api/v1/bookings", "read_one"): Budget(sql=2, rpc=2),
+    # The zone, then under the business's lock its availability, the bookings around the slot, the lead by number,
+    # the booking and booking.created (one transaction).
+    ("POST", "/api/v1/bookings", ""): Budget(sql=7, transaction=1, rpc=2),
     ("POST", MESSAGES_PATH, ""): _STORED,
     ("POST", STATUS_PATH, ""): _STORED,
     ("POST", payment_webhooks.EVENTS_PATH, ""): _STORED,
@@ -54,6 +60,35 @@ ROUTE_BUDGETS: dict[tuple[str, str, str], Budget] = {
 # check.
 KIND_BUDGETS: dict[tuple[str, str], Budget] = {
     (MESSAGES_PATH, kind): Budget() for kind in ("conversation-update", "speech-update", "hang", "user-interrupted")}
+
+# Tool type ("custom" for a custom tool): what one call of the agent's tool costs in the voice provider's tool-calls
+# message, answered while the provider waits (services.calls.tools_service). Every tool call costs what end_call
+# does: the gateway's RPC to calls, the call read, the tool call claimed and its result written (a transaction
+# each), and the agent's tools read from agents (an RPC, a statement). Each row says what its tool adds.
+TOOL_BUDGETS: dict[str, Budget] = {
+    "end_call": Budget(sql=4, transaction=2, rpc=2),
+    # messaging's PlaceSms: the idempotency key's read, the caller's lead asked of sdr (an RPC, a statement), then
+    # under the recipient's lock their standing and touches, the daily spend, the message on its thread and the
+    # logged decision (one transaction), the provider's send, and the message's status with its event (another).
+    "send_sms": Budget(sql=15, transaction=4, rpc=4, provider=1),
+    "send_link": Budget(sql=15, transaction=4, rpc=4, provider=1),  # send_sms's, with the saved link as its text
+    # sdr's ListSlots: the business's zone asked of accounts (an RPC, a statement), its availability and bookings.
+    "check_availability": Budget(sql=7, transaction=2, rpc=4),
+    # A start with its offset (as check_availability gives it) is booked at once, sdr's CreateBooking: the zone, the
+    # call's business asked of calls (an RPC, a statement), and under the business's lock its availability, the
+    # bookings around the slot, the lead by number, the booking and booking.created (one transaction).
+    "book_appointment": Budget(sql=12, transaction=3, rpc=5),
+    # sdr's RecordCallerLead: under the caller's lock (the business and their number) their lead found and updated
+    # and the activity entry naming the call written (one transaction).
+    "update_lead": Budget(sql=8, transaction=3, rpc=3),
+    # agents' RunCustomTool: the agent read again (its tool and signing secret) and the signed POST to the business's
+    # endpoint.
+    "custom": Budget(sql=5, transaction=2, rpc=3, provider=1),
+}
+# The provider's transfer-destination-request (services.calls.transfer_service): the gateway's RPC to calls, the
+# call read, the request claimed and its result written (a transaction each), the agent's tools (agents) and the
+# business's phone (accounts), an RPC and a statement each.
+TRANSFER_REQUEST_BUDGET = Budget(sql=5, transaction=2, rpc=3)
 
 # (path, kind): what a stored provider message sets off, with one webhook subscription receiving its events, counted
 # under core.costs.after. An upper bound: consumers that fetch two of its events at once apply them in one

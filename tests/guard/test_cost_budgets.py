@@ -2,14 +2,16 @@
 request is sent with a cost tag and what it cost over every process is compared with its budget, so a change
 that adds a statement, a transaction, an RPC, a publish or a provider call to a hot path fails here with the new
 count and what was spent. Budgets are of the common case, the key's principal cached in the gateway; the cache
-miss is its own test. What a request leaves to consumers (its events, a provider's message stored for the service
-that owns it) is not counted as the request's."""
+miss is its own test. The voice provider's messages answered while it waits are measured the same way: a
+tool-calls message of each of the agent's tools (cost_budget_table.TOOL_BUDGETS) and a transfer-destination-request,
+about a call of an agent with every tool on. What a request leaves to consumers (its events, a provider's message
+stored for the service that owns it) is not counted as the request's."""
 from __future__ import annotations
 
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -25,14 +27,23 @@ from providers.payments import webhooks as payment_webhooks
 from providers.voice.vapi.server_messages import MESSAGES_PATH, hmac_plan
 from providers.voice.vapi.simulator.playback import sign
 from tests.agents import create_eval
-from tests.calling import agent_with_number
+from tests.calling import agent_with_number, settled
 from tests.costs import Spent, cost_of, settled_cost
-from tests.guard.cost_budget_table import AFTER_BUDGETS, KIND_BUDGETS, ROUTE_BUDGETS
+from tests.e2e.test_bookings import open_every_day
+from tests.guard.cost_budget_table import (
+    AFTER_BUDGETS,
+    KIND_BUDGETS,
+    ROUTE_BUDGETS,
+    TOOL_BUDGETS,
+    TRANSFER_REQUEST_BUDGET,
+)
 from tests.receiver import Receiver
 from tests.texting import number, opt_in
 
 # A key's first request: its principal is not cached yet, so the gateway asks accounts (AuthenticateKey).
 KEY_CACHE_MISS = Budget(rpc=1, sql=2)
+FORWARD_TO = "+14155550177"  # A's own phone, where its agents transfer callers
+ANN = "+14155550123"  # A's lead's number
 
 
 @dataclass
@@ -50,13 +61,16 @@ class Hot:
     eval: str
     texted: str
     text: dict  # the send's answer
+    open_day: str  # a local date A takes bookings on (hourly, 09:00-17:00)
+    booking: str
+    free: Iterator[str]  # the starts of A's free slots, each taken once (a booking's request takes one)
     voice_secret: str
     env: dict  # the stack's settings: what signs the messaging and payment providers' webhooks
 
 
 @pytest.fixture(scope="module")
 async def hot(api, stack):
-    signup = await api.signup(business_name="Hot Paths")
+    signup = await api.signup(business_name="Hot Paths", phone_forward_to=FORWARD_TO)
     dash = await api.dashboard(signup)
     key = (await dash.create_key(name="hot", scopes=["*"]))["key"]
     await dash.close()
@@ -68,7 +82,7 @@ async def hot(api, stack):
         assert 200 <= status < 300, (method, path, body)
         return body
     agent = (await agent_with_number(api, account))["id"]
-    lead = (await ok("POST", "/api/v1/leads", json={"business_id": bid, "name": "Ann", "phone": "+14155550123",
+    lead = (await ok("POST", "/api/v1/leads", json={"business_id": bid, "name": "Ann", "phone": ANN,
                                                      "agent_id": agent}))["id"]
     call = await ok("POST", "/api/v1/calls", json={"agent_id": agent, "to": "+14155550001"})
     texted = number("0102")
@@ -84,8 +98,13 @@ async def hot(api, stack):
         headers={"Idempotency-Key": "hot-run-1"})
     status, made_eval = await create_eval(api, account, agent)
     assert status == 201, made_eval
+    day = await open_every_day(api, account)
+    free = iter(slot["starts_at"] for slot in (await ok("GET", "/api/v1/availability/slots", params={
+        "from": day.isoformat(), "to": (day + timedelta(days=6)).isoformat()}))["slots"])
+    booking = await ok("POST", "/api/v1/bookings", json={"starts_at": next(free), "name": "Ann", "phone_number": ANN})
     return Hot(key=key, business=bid, agent=agent, call=call, lead=lead, conversation=conversation,
                email=email["id"], run=run["id"], eval=made_eval["id"], texted=texted, text=text,
+               open_day=day.isoformat(), booking=booking["id"], free=free,
                voice_secret=stack.env()["VOICE_WEBHOOK_SECRET"], env=stack.env())
 
 
@@ -145,6 +164,10 @@ REQUESTS: dict[tuple[str, str, str], Callable[[Hot], dict]] = {
     ("POST", "/api/v1/sms/send", ""): lambda h: {"json": {"to": h.texted, "from_agent_id": h.agent,
                                                           "message": "Your quote is ready."}},
     ("POST", "/api/v1/calls", ""): lambda h: {"json": {"agent_id": h.agent, "to": "+14155550001"}},
+    ("GET", "/api/v1/bookings", "read_one"): lambda h: {"params": {"id": h.booking}},
+    ("GET", "/api/v1/bookings", ""): lambda h: {},
+    ("POST", "/api/v1/bookings", ""): lambda h: {"json": {"starts_at": next(h.free), "name": "Ann Lee",
+                                                          "phone_number": ANN}},
     (("POST", MESSAGES_PATH, "")): _status_update,
     ("POST", STATUS_PATH, ""): _status_callback,
     ("POST", payment_webhooks.EVENTS_PATH, ""): _payment_event,
@@ -173,6 +196,14 @@ def verdict(budget: Budget, spent: Spent) -> str:
         + "\n  ".join(spent.details()))
 
 
+def assert_at(budget: Budget, spent: Spent) -> None:
+    """What was spent is the budget: no more, and no less either."""
+    assert not verdict(budget, spent), verdict(budget, spent)
+    # A budget that is not tight hides the next regression: it is lowered with the improvement that allows it.
+    assert spent.totals() == {kind: getattr(budget, kind) for kind in spent.totals()}, (
+        f"it now costs less than its budget: lower it to {spent.totals()}; spent:\n  " + "\n  ".join(spent.details()))
+
+
 @pytest.mark.parametrize("method,path,which", _budgeted(), ids=lambda v: v or "list")
 async def test_a_hot_route_costs_no_more_than_its_budget(stack, api, hot, method, path, which):
     # Sent once first: the key's principal and what the services keep (a business's name) are cached then.
@@ -181,10 +212,7 @@ async def test_a_hot_route_costs_no_more_than_its_budget(stack, api, hot, method
     budget = ROUTE_BUDGETS[method, path, which]
     status, body, spent = await cost_of(stack, api, method, path, key=key, **REQUESTS[method, path, which](hot))
     assert 200 <= status < 300, body
-    assert not verdict(budget, spent), verdict(budget, spent)
-    # A budget that is not tight hides the next regression: it is lowered with the improvement that allows it.
-    assert spent.totals() == {kind: getattr(budget, kind) for kind in spent.totals()}, (
-        f"the route now costs less than its budget: lower it to {spent.totals()}")
+    assert_at(budget, spent)
 
 
 # A message of each kind the route acknowledges without storing it, as the provider sends it during a call.
@@ -227,6 +255,90 @@ async def test_a_keys_first_request_costs_one_authentication_more(stack, api, ho
     status, body, spent = await cost_of(stack, api, "GET", "/api/v1/workspaces", key=signup["api_key"],
                                         params={"id": signup["business_id"]})
     assert spent.counts["rpc:gateway: AuthenticateKey"] == 0, "the second request authenticates from the cache"
+
+
+# -- the agent's tools during a call ----------------------------------------------------------------------------
+
+LOOKUP = "lookup_order"  # the custom tool's name
+
+
+@pytest.fixture(scope="module")
+async def tooled(api, hot):
+    """An ended call of an agent of A's with every tool on (its custom tool's endpoint the test's) to a callee who
+    opted in to texts."""
+    endpoint = await Receiver().start()
+    account = {"key": hot.key, "business_id": hot.business}
+    agent = await agent_with_number(api, account)
+    status, body, _ = await api.request("PATCH", "/api/v1/agents", key=hot.key, json={"id": agent["id"], "tools": [
+        {"type": "send_sms"}, {"type": "send_link", "links": [{"name": "Menu", "url": "https://example.com/menu"}]},
+        {"type": "check_availability"}, {"type": "book_appointment"}, {"type": "update_lead"},
+        {"type": "transfer_call"}, {"type": "end_call"},
+        {"type": "custom", "name": LOOKUP, "description": "Find an order by its number", "url": endpoint.url,
+         "parameters": {"type": "object", "properties": {"order": {"type": "string"}}}}]})
+    assert status == 200, body
+    callee = number("0311")
+    await opt_in(api, hot.key, callee)
+    status, call, _ = await api.request("POST", "/api/v1/calls", key=hot.key,
+                                        json={"agent_id": agent["id"], "to": callee})
+    assert status == 201, call
+    yield await settled(api, hot.key, call["id"])
+    await endpoint.stop()
+    await api.request("DELETE", "/api/v1/phone-numbers", key=hot.key, params={"phone_number": agent["phone_number"]})
+
+
+# What the model passes each tool (by its type), a call that succeeds; each call's own where a second one would do
+# less (a slot booked, a note recorded).
+TOOL_ARGUMENTS: dict[str, Callable[[Hot], dict]] = {
+    "end_call": lambda h: {},
+    "send_sms": lambda h: {"text": "We open at 9 tomorrow."},
+    "send_link": lambda h: {"name": "Menu"},
+    "check_availability": lambda h: {"date": h.open_day},
+    "book_appointment": lambda h: {"starts_at": next(h.free), "name": "Ann Lee", "notes": "leaking boiler"},
+    "update_lead": lambda h: {"name": "Ann Lee", "notes": f"asked for a quote ({uuid.uuid4().hex[:8]})"},
+    "custom": lambda h: {"order": "A-17"},
+}
+
+
+def _tool_call(h: Hot, call: dict, tool: str) -> tuple[str, dict]:
+    """A tool-calls message about `call` with one call of `tool` (a fresh tool call id: each is run once), and its
+    id."""
+    tool_call_id = f"call_{uuid.uuid4().hex}"
+    function = {"name": LOOKUP if tool == "custom" else tool, "arguments": json.dumps(TOOL_ARGUMENTS[tool](h))}
+    return tool_call_id, _voice_message(h, call, {"type": "tool-calls", "timestamp": int(time.time() * 1000),
+                                                  "toolCallList": [{"id": tool_call_id, "type": "function",
+                                                                    "function": function}]})
+
+
+def test_every_tool_budget_has_its_arguments():
+    assert sorted(TOOL_BUDGETS) == sorted(TOOL_ARGUMENTS)
+
+
+@pytest.mark.parametrize("tool", sorted(TOOL_BUDGETS))
+async def test_a_tool_call_costs_its_tools_budget(stack, api, hot, tooled, tool):
+    """Answered while the provider waits: what the tool does is counted as the message's."""
+    _, warm_up = _tool_call(hot, tooled, tool)
+    status, body, _ = await api.request("POST", MESSAGES_PATH, **warm_up)
+    assert status == 200, body
+    tool_call_id, message = _tool_call(hot, tooled, tool)
+    status, body, spent = await cost_of(stack, api, "POST", MESSAGES_PATH, **message)
+    assert status == 200 and [r["toolCallId"] for r in body["results"]] == [tool_call_id], body
+    status, call, _ = await api.request("GET", "/api/v1/calls", key=hot.key, params={"id": tooled["id"]})
+    assert {t["id"]: t["outcome"] for t in call["tool_calls"]}[tool_call_id] == "ok", body
+    assert_at(TOOL_BUDGETS[tool], spent)
+
+
+def _transfer_request(h: Hot, call: dict) -> dict:
+    return _voice_message(h, call, {"type": "transfer-destination-request", "timestamp": time.time_ns() // 10**6,
+                                    "artifact": {"messages": []}})
+
+
+async def test_a_transfer_request_costs_its_budget(stack, api, hot, tooled):
+    """The agent's transfer_call names no destination: the provider asks where the call goes, and waits."""
+    status, body, _ = await api.request("POST", MESSAGES_PATH, **_transfer_request(hot, tooled))
+    assert status == 200, body
+    status, body, spent = await cost_of(stack, api, "POST", MESSAGES_PATH, **_transfer_request(hot, tooled))
+    assert status == 200 and body["destination"]["number"] == FORWARD_TO, body
+    assert_at(TRANSFER_REQUEST_BUDGET, spent)
 
 
 # -- what a stored provider message sets off ------------------------------------------------------------------

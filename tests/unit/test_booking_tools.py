@@ -165,6 +165,28 @@ async def test_a_slot_taken_meanwhile_is_refused_with_the_others(sdr_bookings, l
                        "11:00 AM (2026-03-07T11:00:00-05:00): please offer these to the caller.")
 
 
+async def test_an_instant_is_booked_at_once_and_the_free_slots_say_why_one_cannot_be(sdr_bookings, leads, call):
+    class Counted(SdrBookings):
+        listed = 0
+
+        async def free_slots(self, business_id, first, last):
+            self.listed += 1
+            return await super().free_slots(business_id, first, last)
+
+    with acting_as(acting_for(call.business_id, "test")):
+        await sdr_bookings.save_availability(None, SATURDAY)
+        port = Counted(sdr_bookings)
+        tools = BookingTools(port, leads, clock=lambda: NOW)
+        assert (await tools.book_appointment(call, {"starts_at": "2026-03-07T10:00:00-05:00", "name": "Ann"}))[0] == "ok"
+        assert port.listed == 0  # sdr decides whether it is free: nothing is listed first
+        assert await tools.book_appointment(call, {"starts_at": "2026-03-07T15:00:00Z", "name": "Bo"}) == (
+            "refused", "Saturday 7 March at 10:00 AM is not free: the business is closed then or it is taken. The "
+                       "nearest free times are Saturday 7 March at 11:00 AM (2026-03-07T11:00:00-05:00): please offer "
+                       "these to the caller.")
+        assert port.listed == 1
+        assert len(await booked(sdr_bookings)) == 1
+
+
 async def test_a_caller_who_withheld_their_number_cannot_book(tools, call):
     withheld = replace(call, from_number=None)
     assert await tools.book_appointment(withheld, {"starts_at": "2026-03-07T10:00", "name": "Ann"}) == (
