@@ -2,6 +2,7 @@
 numbers after its last delivery, the message lands in the dead letters with the provider's error and is counted,
 and once the provider is back an operator's replay releases them (core.deadletters; README, "Operations: dead
 letters")."""
+import asyncio
 import json
 import uuid
 
@@ -42,6 +43,7 @@ async def impatient_agents(stack, api, account):
         wait_for_port(agents.port, 30, agents.proc, agents.name, agents.log)
         # the next tests find the stack's own agents service as it was
         await wait_until(reached, "the gateway to reach the agents service again", timeout=30, interval=0.3)
+        await asyncio.to_thread(stack.wait_ready, 30)  # its database and NATS too: /api/v1/health asks them next
 
 
 async def held_numbers(api, key) -> list[str]:
