@@ -9,8 +9,10 @@ and releases it through the repository); the final write applies only while the 
 
 The phone-number use cases (numbers_service.py) keep the pool and the businesses' numbers in `NumbersRepository`
 (`SqlNumbers`), the same way: an assign, a forwarding change or a release holds the number's lease while the
-provider changes it, and the pool is filled (pool.py) through it too. The use cases reach both through their unit of
-work (`AgentsUnit`, made by `agents_units`), which also writes the events they raise."""
+provider changes it, and the pool is filled (pool.py, stock.py) through it too. The places the pool keeps a stock of
+bought numbers in are in `StockRepository` (`SqlStock`), leased by the stock job while it refills one. The use cases
+reach all three through their unit of work (`AgentsUnit`, made by `agents_units`), which also writes the events they
+raise."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable

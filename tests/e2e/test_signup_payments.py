@@ -246,12 +246,9 @@ async def test_x402_signup_is_provisioned_inline(api):
 # -- never half-made --------------------------------------------------------------------------------------
 
 @pytest.fixture
-async def empty_pool(db, sms):
+async def empty_pool(db, sms, held_pool):
     """Every free number of the pool held back (blocked), and none for sale at the SMS provider where the pool
     buys them (its stock places, and the whole of the US where signup looks), until released."""
-    held = [r["phone_number"] for r in await db.fetch(
-        "UPDATE agents.phone_numbers SET blocked = true, block_reason = 'held by a test' "
-        "WHERE business_id IS NULL AND NOT blocked RETURNING phone_number")]
     places = {("US", ""), *((r["country"], r["area_code"]) for r in await db.fetch(
         "SELECT country, area_code FROM agents.number_stock"))}
     for country, area_code in places:
@@ -261,9 +258,7 @@ async def empty_pool(db, sms):
         assert status == 201, body
 
     async def release():
-        await db.execute("UPDATE agents.phone_numbers SET blocked = false, block_reason = NULL "
-                         "WHERE phone_number = ANY($1::text[])", held)
-        held.clear()
+        await held_pool()
         await sms.control("DELETE", "/available-numbers")
     try:
         yield release

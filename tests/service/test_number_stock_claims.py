@@ -56,7 +56,7 @@ async def test_two_replicas_jobs_buy_a_place_once(database, engine, provider, cf
 async def provider_numbers(cfg) -> list[str]:
     """Every number of the account at the provider (its IncomingPhoneNumbers list)."""
     url = f"{cfg.sms_api_url}/2010-04-01/Accounts/{cfg.sms_account_sid}/IncomingPhoneNumbers.json"
-    auth = aiohttp.BasicAuth(cfg.sms_account_sid, cfg.sms_auth_token.reveal())
-    async with aiohttp.ClientSession() as session, session.get(url, params={"PageSize": "1000"}, auth=auth) as r:
+    auth = {"Authorization": aiohttp.encode_basic_auth(cfg.sms_account_sid, cfg.sms_auth_token.reveal())}
+    async with aiohttp.ClientSession() as session, session.get(url, params={"PageSize": "1000"}, headers=auth) as r:
         assert r.status == 200, await r.text()
         return [n["phone_number"] for n in (await r.json())["incoming_phone_numbers"]]
