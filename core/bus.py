@@ -15,8 +15,8 @@ those whose answer the provider uses go to their owner over RPC instead. Each ca
 
 Each process connects as its own NATS user (core.nats_auth: `login`), allowed what core.registry.BUS declares; it
 creates only the streams it publishes to (`creates`) and waits for the others. Each stream is bounded (`max_age`,
-`max_bytes` and what goes when full: settings NATS_EVENTS_* and NATS_PROVIDER_*, `limits_of`), and its creators
-give an existing stream the limits they were started with.
+`max_bytes` and what goes when full: settings NATS_EVENTS_*, NATS_PROVIDER_* and NATS_DEADLETTERS_*, `limits_of`),
+and its creators give an existing stream the limits they were started with.
 """
 from __future__ import annotations
 
@@ -77,12 +77,15 @@ class Limits:
 
 
 def limits_of(settings: Settings) -> dict[str, Limits]:
-    """Each stream's limits, from NATS_EVENTS_* and NATS_PROVIDER_*."""
+    """Each stream's limits, from NATS_EVENTS_*, NATS_PROVIDER_* and NATS_DEADLETTERS_* (a full DEADLETTERS refuses
+    a new dead letter: its message is retried on its own stream, never dropped)."""
     day = 24 * 3600.0
     return {STREAM: Limits(settings.nats_events_max_age_days * day, settings.nats_events_max_bytes,
                            DiscardPolicy(settings.nats_events_discard)),
             PROVIDER_STREAM: Limits(settings.nats_provider_max_age_days * day, settings.nats_provider_max_bytes,
-                                    DiscardPolicy(settings.nats_provider_discard))}
+                                    DiscardPolicy(settings.nats_provider_discard)),
+            registry.DEADLETTER_STREAM: Limits(settings.nats_deadletters_max_age_days * day,
+                                               settings.nats_deadletters_max_bytes, DiscardPolicy.NEW)}
 # Publishes awaiting JetStream's acknowledgement at once, at most (nats-py's default, stated: publish_in_order
 # reads it).
 PUBLISH_ASYNC_MAX_PENDING = 4000
@@ -506,6 +509,19 @@ class DurableConsumer(Background):
         for msg, _ in decoded:
             await msg.ack()
 
+    async def _reconcile(self, js: JetStreamContext) -> None:
+        """Give a consumer an earlier release made this one's limits: nats-py binds to an existing consumer as it
+        is, and one left with JetStream's own max_deliver (20 before dead letters) would drop a message this code
+        dead-letters, or after fewer tries than CONSUMER_MAX_DELIVER allows."""
+        try:
+            info = await js.consumer_info(self.stream, self.durable)
+        except NotFoundError:
+            return
+        if info.config.max_deliver != self.config.max_deliver or info.config.ack_wait != self.config.ack_wait:
+            log.info("consumer %s: max_deliver %s and ack_wait %s updated to %s and %s", self.durable,
+                     info.config.max_deliver, info.config.ack_wait, self.config.max_deliver, self.config.ack_wait)
+            await js.add_consumer(self.stream, config=self.config)
+
     async def run(self) -> None:
         sub = None
         while sub is None:
@@ -513,6 +529,7 @@ class DurableConsumer(Background):
                 self.bus.start()
                 await self.bus.ensure_stream(self.stream)  # raises ConnectionError while not connected
                 js = cast(JetStreamContext, self.bus.js)  # so it is set
+                await self._reconcile(js)
                 sub = await js.pull_subscribe(self.filter_subject, durable=self.durable, stream=self.stream,
                                               config=self.config)
             except asyncio.CancelledError:

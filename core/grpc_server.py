@@ -75,6 +75,8 @@ class Runtime:
     consumers: list[DurableConsumer] = field(default_factory=list)  # started by `consume`
     # What the service's retention sweep deletes (core.retention): its outbox's and inbox's, and what `retain` adds.
     retained: list[retention.Rule] = field(default_factory=list)
+    # The sampled gauges the service adds (`gauge`): name, unit, description, probe.
+    gauges: list[tuple[str, str, str, Callable[[], Awaitable[metrics.Sample]]]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.db = Database(self.engine, self._wake_relay, self.pool)
@@ -107,6 +109,11 @@ class Runtime:
         """Add the service's own tables to its retention sweep (started once `build` returns)."""
         self.retained.extend(rules)
 
+    def gauge(self, name: str, unit: str, description: str, probe: Callable[[], Awaitable[metrics.Sample]]) -> None:
+        """Report what `probe` answers as a sampled gauge (core.metrics.Sampler: it runs every few seconds in the
+        background, never per request), when metrics are on."""
+        self.gauges.append((name, unit, description, probe))
+
     def closing(self, client: Closable) -> Closable:
         """A provider client (providers.configured), closed at shutdown."""
         self.on_stop.append(client.close)
@@ -137,7 +144,11 @@ class Runtime:
 
 def observe(runtime: Runtime, outbox_table: sa.Table | None, instruments: metrics.Instruments) -> None:
     """The process's sampled gauges (core.metrics.Sampler): its outbox's lag when it relays one, its consumers'
-    pending counts when it runs any."""
+    pending counts when it runs any, and those its service added (`Runtime.gauge`)."""
+    for name, unit, description, probe in runtime.gauges:
+        sampler = metrics.Sampler(name, probe)
+        instruments.gauge(name, unit, description, sampler)
+        runtime.run(sampler)
     if outbox_table is not None:
         async def lag() -> metrics.Sample:
             return [(await pending_age(runtime.engine, outbox_table), {"outbox": str(outbox_table.schema)})]
@@ -156,6 +167,10 @@ def observe(runtime: Runtime, outbox_table: sa.Table | None, instruments: metric
 
 
 LIVENESS = "liveness"
+# What the components' stop may take after the drain (deploy.workloads counts it in the pod's grace period), and
+# what each step is given at least once that is spent.
+STOP_SECONDS = 5.0
+STEP_FLOOR = 0.5
 DEPENDENCIES = rpc.DEPENDENCIES
 
 
@@ -309,14 +324,24 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
     await server.stop(deadlines.longest(service) if service is not None else 0)
     if probes is not None:
         await probes.stop(None)
-    for hook in reversed(runtime.on_stop):
-        await hook()
-    if runtime.relay:
-        await runtime.relay.stop()
-    await bus.close()
-    await pool.close()
-    await engine.dispose()
+    steps = [*reversed(runtime.on_stop), *([runtime.relay.stop] if runtime.relay else []), bus.close, pool.close,
+             engine.dispose]
+    await stop_within(name, steps, STOP_SECONDS)
     log.info("%s stopped", name)
+
+
+async def stop_within(name: str, steps: list[Callable[[], Awaitable[None]]], seconds: float) -> None:
+    """Run the stop steps in order within `seconds` in all (each at least STEP_FLOOR): one that overruns is left
+    behind with a warning naming it and the next goes on, so a stuck component (a connection that never answers)
+    cannot keep the process past its pod's grace period, which counts STOP_SECONDS for this."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    for step in steps:
+        try:
+            await asyncio.wait_for(step(), max(STEP_FLOOR, deadline - loop.time()))
+        except TimeoutError:
+            log.warning("%s: %s did not finish within the %.0f s a stop is given; left behind", name,
+                        getattr(step, "__qualname__", step), seconds)
 
 
 def standard_retention(service: registry.Service | None, settings: Settings) -> list[retention.Rule]:

@@ -198,13 +198,17 @@ class Settings(BaseSettings):
     # Together well under JetStream's volume (10 Gi in deploy/nats-values.yaml), which must also hold the file
     # store's overhead. EVENTS is history its consumers read within seconds: when full, the oldest go (`old`), so
     # publishing never stops; PROVIDER holds messages not yet applied: when full, a new one is refused (`new`)
-    # and the provider, answered 503, sends it again later.
+    # and the provider, answered 503, sends it again later. DEADLETTERS keeps what the consumers gave up on long
+    # enough for an operator to look, replay or drop it; when full a new dead letter is refused (always `new`: one
+    # is never dropped unseen) and its message stays on its own stream, retried (core.bus.DurableConsumer).
     nats_events_max_age_days: PositiveFloat = Field(7.0, alias="NATS_EVENTS_MAX_AGE_DAYS")
     nats_events_max_bytes: PositiveInt = Field(4 * 1024 ** 3, alias="NATS_EVENTS_MAX_BYTES")
     nats_events_discard: Literal["old", "new"] = Field("old", alias="NATS_EVENTS_DISCARD")
     nats_provider_max_age_days: PositiveFloat = Field(7.0, alias="NATS_PROVIDER_MAX_AGE_DAYS")
     nats_provider_max_bytes: PositiveInt = Field(2 * 1024 ** 3, alias="NATS_PROVIDER_MAX_BYTES")
     nats_provider_discard: Literal["old", "new"] = Field("new", alias="NATS_PROVIDER_DISCARD")
+    nats_deadletters_max_age_days: PositiveFloat = Field(30.0, alias="NATS_DEADLETTERS_MAX_AGE_DAYS")
+    nats_deadletters_max_bytes: PositiveInt = Field(512 * 1024 ** 2, alias="NATS_DEADLETTERS_MAX_BYTES")
     # Retention of the platform's own records (core.retention), swept by each service a batch at a time: published
     # outbox rows; consumers' inbox ids (at least as long as either stream keeps a message, which could be
     # delivered again until then); finished webhook deliveries with their attempts; the usage log's API request

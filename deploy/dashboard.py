@@ -89,6 +89,8 @@ ROWS: list[tuple[str, list[tuple[str, str, str, list[tuple[str, str]]]]]] = [
         ("Calls service RPCs", "timeseries", "reqps",
          [(f'sum by (rpc_service, rpc_method) (switchboard:rpc_requests:rate5m{{{NS},process="calls"}})',
            "{{rpc_service}}/{{rpc_method}}")]),
+        ("Calls stuck without an outcome (the reaper cannot close them)", "timeseries", "none",
+         [(f"max(switchboard_calls_stuck{{{NS}}})", "stuck")]),
         ("Provider requests p99", "timeseries", "s",
          [(f"histogram_quantile(0.99, sum by (provider, le) "
            f"(rate(switchboard_provider_duration_seconds_bucket{{{NS}}}[5m])))", "{{provider}}")]),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from core.grpc_server import STOP_SECONDS
 from core.settings import Settings
 
 METRICS_PORT = 9464  # each process's /metrics (env METRICS_PORT)
@@ -25,9 +26,9 @@ CPU_TARGET_PERCENT = 70  # of the CPU request, on average over the pods
 # Stopping a pod: the kubelet runs the preStop hook, a sleep of SHUTDOWN_DELAY_SECONDS' default (core.settings),
 # while the terminating pod leaves its Services' endpoints and the Ingress's and still serves whatever reaches it;
 # then it sends SIGTERM, and the process (whose delay the ConfigMap sets to 0: the hook has waited) refuses new
-# requests and gives those in flight their deadline (its drain); then its components stop, within STOP_SECONDS.
+# requests and gives those in flight their deadline (its drain); then its components stop, within STOP_SECONDS
+# (core.grpc_server holds them to it).
 PRESTOP_SECONDS: int = math.ceil(Settings.model_fields["shutdown_delay_seconds"].default)
-STOP_SECONDS = 5
 
 
 def labels(name: str) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def prestop() -> dict[str, Any]:
 def grace_seconds(drain_seconds: float) -> int:
     """The pod's termination grace period: the preStop sleep, then the process's drain (the longest deadline of a
     request in flight) and its stop."""
-    return PRESTOP_SECONDS + math.ceil(drain_seconds) + STOP_SECONDS
+    return PRESTOP_SECONDS + math.ceil(drain_seconds) + math.ceil(STOP_SECONDS)
 
 
 def pod_spec(name: str, container: dict[str, Any], drain_seconds: float) -> dict[str, Any]:

@@ -220,6 +220,7 @@ class CallsRepositoryContract:
         async with database.read() as conn:
             assert [row.id for row in await calls_in(conn).silent(now, 60, 100)] == [overdue.id]
             assert await calls_in(conn).silent(now, 120, 100) == []
+            assert (await calls_in(conn).count_silent(now, 60), await calls_in(conn).count_silent(now, 120)) == (1, 0)
 
     async def test_a_transaction_that_raises_keeps_nothing(self, database, calls_in):
         values = call_values(new_id())

@@ -35,10 +35,9 @@ if TYPE_CHECKING:
 
 STREAM = registry.DEADLETTER_STREAM
 SUBJECT_PREFIX = "deadletter."
-# Kept this long at most: time for an operator to look, replay or drop (the alert on switchboard_dead_letters_total
-# says one came).
-MAX_AGE = 30 * 24 * 3600.0
-STREAM_CONFIG = StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], max_age=MAX_AGE, duplicate_window=120.0)
+# Its limits (how long a dead letter is kept for an operator to look, replay or drop; how many bytes) come from the
+# settings, NATS_DEADLETTERS_* (core.bus.limits_of).
+STREAM_CONFIG = StreamConfig(name=STREAM, subjects=[SUBJECT_PREFIX + ">"], duplicate_window=120.0)
 ERROR_LIMIT = 2000  # characters of the error's message kept
 # Headers JetStream sets on what it stores or delivers: not the publisher's, not sent again on a replay.
 _SERVER_HEADERS = ("Nats-Stream", "Nats-Sequence", "Nats-Time-Stamp", "Nats-Subject", "Nats-Last-Sequence",

@@ -36,6 +36,13 @@ class Reaper(Periodic):
         await self.sweep()
         return False
 
+    async def stuck(self) -> int:
+        """How many calls are still without an outcome when a sweep should have closed them whatever the provider
+        said (past max_duration plus twice the margin, and an interval for that sweep to come): those the provider
+        keeps failing to answer about, or that the sweeps never reach (the batch is the oldest silent calls)."""
+        async with self.uow.read() as work:
+            return await work.calls.count_silent(utcnow(), 2 * self.margin + self.interval)
+
     async def sweep(self) -> int:
         """Close what can be closed of one batch of silent calls; returns how many were looked at."""
         async with self.uow.read() as work:

@@ -70,6 +70,9 @@ class CallsRepository(Protocol):
     async def silent(self, now: datetime, margin_seconds: float, limit: int) -> list[Call]:
         """Calls without an outcome past their max_duration plus the margin, oldest first."""
 
+    async def count_silent(self, now: datetime, margin_seconds: float) -> int:
+        """How many calls `silent` would take with no limit."""
+
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
         """The calls of the query's businesses in its window, counted per group (core.aggregates): how many, how
         many completed, their total duration; of one agent when named."""
@@ -144,6 +147,9 @@ class SqlCalls:
 
     async def silent(self, now: datetime, margin_seconds: float, limit: int) -> list[Call]:
         return [_call(row) for row in await self.conn.execute(store.silent_calls(now, margin_seconds, limit))]
+
+    async def count_silent(self, now: datetime, margin_seconds: float) -> int:
+        return int(await self.conn.scalar(store.count_silent(now, margin_seconds)) or 0)
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
         return await store.aggregate_calls(self.conn, query, agent_id)

@@ -10,6 +10,7 @@ from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
+from core.metrics import Sample
 from core.pagination import Page
 from providers import configured
 from providers.voice.vapi.server_messages import QUEUED_SUBJECT
@@ -177,7 +178,14 @@ def build(runtime: Runtime) -> CallsServicer:
     # none); only one that can never apply is terminated.
     runtime.consume(lifecycle_service.CONSUMER, lifecycle.apply_stored, stream=PROVIDER_STREAM,
                     filter_subject=QUEUED_SUBJECT, batch=250, batched=True, max_deliver=-1)
-    runtime.run(Reaper(units, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
-                       margin=s.calls_reaper_margin_seconds))
+    reaper = Reaper(units, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
+                    margin=s.calls_reaper_margin_seconds)
+    runtime.run(reaper)
+
+    async def stuck() -> Sample:
+        return [(await reaper.stuck(), {})]  # no label: nothing of a business
+
+    runtime.gauge("switchboard.calls.stuck", "{call}", "Calls without an outcome the reaper has not closed in time",
+                  stuck)
     runtime.run(ToolCallSweep(units))
     return CallsServicer(calls, lifecycle)

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -92,11 +92,21 @@ async def update_calls(conn: AsyncConnection, changes: dict[str, dict[str, Any]]
         await conn.execute(statement, rows)
 
 
+def _silent(now: datetime, margin_seconds: float) -> tuple[sa.ColumnElement[bool], ...]:
+    """Calls without an outcome past their max_duration plus the margin: a range of the `calls_open` index (no
+    call's max_duration is negative), then each call's own deadline."""
+    deadline = calls.c.created_at + sa.literal_column("interval '1 second'") * (calls.c.max_duration + margin_seconds)
+    return (calls.c.status.in_(PROGRESS), calls.c.created_at < now - timedelta(seconds=margin_seconds), deadline < now)
+
+
 def silent_calls(now: datetime, margin_seconds: float, limit: int) -> sa.Select[Any]:
     """Calls without an outcome past their max_duration plus the margin, oldest first."""
-    deadline = calls.c.created_at + sa.literal_column("interval '1 second'") * (calls.c.max_duration + margin_seconds)
-    return (sa.select(calls).where(calls.c.status.in_(PROGRESS), deadline < now)
-            .order_by(calls.c.created_at).limit(limit))
+    return sa.select(calls).where(*_silent(now, margin_seconds)).order_by(calls.c.created_at).limit(limit)
+
+
+def count_silent(now: datetime, margin_seconds: float) -> sa.Select[Any]:
+    """How many calls are without an outcome past their max_duration plus the margin."""
+    return sa.select(sa.func.count()).select_from(calls).where(*_silent(now, margin_seconds))
 
 
 async def recording_of(conn: AsyncConnection, call_id: str) -> str | None:

@@ -119,3 +119,30 @@ async def test_the_operator_may_read_dead_letters_but_not_store_them_nor_touch_t
             await js.consumer_info("EVENTS", "agents-workspace-teardown")
     finally:
         await nc.close()
+
+
+async def test_a_consumer_an_earlier_release_made_is_given_this_ones_limits(scratch):
+    """Made with JetStream's own max_deliver (as before dead letters), it would drop a message after 20 deliveries
+    with no dead letter: the consumer that binds to it updates it first."""
+    _, bus, _, _ = scratch
+    durable = f"test-{uuid.uuid4().hex[:8]}"
+    kind = f"test.{uuid.uuid4().hex[:8]}"
+    await bus.ensure_stream()
+    await bus.js.add_consumer("EVENTS", config=nats.js.api.ConsumerConfig(
+        durable_name=durable, ack_policy=nats.js.api.AckPolicy.EXPLICIT, max_deliver=20, ack_wait=60,
+        filter_subject=f"events.{kind}.>"))
+    applied = []
+
+    async def handler(message):
+        applied.append(message["event_id"])
+
+    consumer = DurableConsumer(bus, durable, handler, filter_subject=f"events.{kind}.>")
+    consumer.start()
+    try:
+        fine = event(kind, "fine")
+        assert await bus.publish_in_order([fine]) == 1
+        await wait_until(lambda: applied, "the event applied through the updated consumer")
+        info = await bus.js.consumer_info("EVENTS", durable)
+        assert (info.config.max_deliver, info.config.ack_wait) == (-1, 30.0)
+    finally:
+        await consumer.stop()

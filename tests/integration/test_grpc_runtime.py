@@ -221,7 +221,11 @@ async def test_on_sigterm_a_service_is_unready_at_once_serves_through_its_delay_
             assert time.monotonic() - signalled < delay  # answered while draining
         # within the grace a pod is given (deploy.workloads.grace_seconds: at most 70 s for a service), however
         # loaded the machine (20 s was too short once in the full suite)
-        assert await asyncio.to_thread(replica.proc.wait, 60) == 0
+        try:
+            code = await asyncio.to_thread(replica.proc.wait, 60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running 60 s after SIGTERM; its log ends:\n{replica.log.read_text()[-3000:]}")
+        assert code == 0
         assert time.monotonic() - signalled >= delay
         assert "accounts stopped" in replica.log.read_text()
     finally:

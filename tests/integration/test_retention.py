@@ -6,6 +6,7 @@ import uuid
 from datetime import timedelta
 
 import asyncpg
+import pytest
 import sqlalchemy as sa
 from nats.js.api import DiscardPolicy
 
@@ -13,6 +14,7 @@ from core import settings
 from core.bus import PROVIDER_STREAM, STREAM, Limits, limits_of
 from core.db import create_engine
 from core.ids import utcnow
+from core.registry import DEADLETTER_STREAM
 from core.retention import RetentionSweep, inbox_ids, published_outbox
 from services.accounts.repository import retention_rules as accounts_rules
 from services.webhooks.repository import retention_rules as webhooks_rules
@@ -158,27 +160,29 @@ async def test_each_service_sweeps_its_own_tables(stack):
         await conn.close()
 
 
-async def test_the_streams_are_created_with_their_limits_and_an_existing_one_gets_new_ones(stack):
+@pytest.mark.parametrize("name", [STREAM, DEADLETTER_STREAM])
+async def test_the_streams_are_created_with_their_limits_and_an_existing_one_gets_new_ones(stack, name):
     configured = limits_of(settings.load())
     assert configured[STREAM].discard is DiscardPolicy.OLD and configured[PROVIDER_STREAM].discard is DiscardPolicy.NEW
-    assert configured[STREAM].max_bytes + configured[PROVIDER_STREAM].max_bytes < 10 * 1024 ** 3 * 0.7
+    assert configured[DEADLETTER_STREAM].discard is DiscardPolicy.NEW  # a dead letter is never dropped to make room
+    assert sum(limits.max_bytes for limits in configured.values()) < 10 * 1024 ** 3 * 0.7
     # created by the stack's processes with the settings' limits
-    for name in (STREAM, PROVIDER_STREAM):
-        config = await _config(stack, name)
-        assert not configured[name].differ(config), config
+    for stream in (STREAM, PROVIDER_STREAM, DEADLETTER_STREAM):
+        config = await _config(stack, stream)
+        assert not configured[stream].differ(config), config
     changed = Limits(3 * 24 * 3600.0, 1024 ** 3, DiscardPolicy.NEW)
     try:
-        await _start_bus(stack, {STREAM: changed})  # a creator started with other limits
-        config = await _config(stack, STREAM)
+        await _start_bus(stack, name, {name: changed})  # a creator started with other limits
+        config = await _config(stack, name)
         assert (config.max_age, config.max_bytes, config.discard) == (3 * 24 * 3600.0, 1024 ** 3, DiscardPolicy.NEW)
     finally:
-        await _start_bus(stack, configured)  # back to the stack's
-    assert not configured[STREAM].differ(await _config(stack, STREAM))
+        await _start_bus(stack, name, configured)  # back to the stack's
+    assert not configured[name].differ(await _config(stack, name))
 
 
-async def _start_bus(stack, limits) -> None:
-    """Start (and close) a bus that creates EVENTS, as a process does on start."""
-    bus = admin_bus(stack, "test-limits", creates=(STREAM,), limits=limits)
+async def _start_bus(stack, name: str, limits) -> None:
+    """Start (and close) a bus that creates the stream `name`, as a process does on start."""
+    bus = admin_bus(stack, "test-limits", creates=(name,), limits=limits)
     assert await bus.wait_connected(10)
     await bus.close()
 

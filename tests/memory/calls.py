@@ -80,9 +80,15 @@ class MemoryCalls:
             await self.change(call_id, values)
 
     async def silent(self, now, margin_seconds, limit):
-        overdue = [row for row in self.calls.values() if row["status"] in PROGRESS
-                   and row["created_at"] + timedelta(seconds=row["max_duration"] + margin_seconds) < now]
-        return [_call(row) for row in sorted(overdue, key=lambda row: row["created_at"])[:limit]]
+        overdue = sorted(self._silent(now, margin_seconds), key=lambda row: row["created_at"])
+        return [_call(row) for row in overdue[:limit]]
+
+    async def count_silent(self, now, margin_seconds):
+        return len(self._silent(now, margin_seconds))
+
+    def _silent(self, now, margin_seconds):
+        return [row for row in self.calls.values() if row["status"] in PROGRESS
+                and row["created_at"] + timedelta(seconds=row["max_duration"] + margin_seconds) < now]
 
     async def claim_tool_call(self, **values):
         if key_of(tool_calls, values) in self.tools:

@@ -1,6 +1,7 @@
 """The custom resources of every rendered overlay (cert-manager's Certificates and Issuers, the Prometheus Operator's
-PodMonitor and PrometheusRule) against their CRDs' own OpenAPI schemas, vendored in deploy/k8s/crds (kubernetes-
-validate knows only Kubernetes' own types). Strict as the API server's field validation: an unknown field is an
+PodMonitor and PrometheusRule, CloudNativePG's Cluster and ScheduledBackup, the External Secrets Operator's
+ExternalSecrets, the Gateway API's HTTPRoute) against their CRDs' own OpenAPI schemas, vendored in deploy/k8s/crds
+(kubernetes-validate knows only Kubernetes' own types). Strict as the API server's field validation: an unknown field is an
 error, except where the CRD keeps unknown fields (x-kubernetes-preserve-unknown-fields)."""
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ def test_every_custom_resource_is_valid_against_its_crds_schema(render):
         assert (doc["apiVersion"], doc["kind"]) in schemas(), f"no vendored CRD for {doc['apiVersion']} {doc['kind']}"
         assert not errors(doc), (doc["kind"], doc["metadata"]["name"], errors(doc))
     kinds = {d["kind"] for d in docs}
-    assert {"Certificate", "Issuer"} <= kinds
+    assert {"Certificate", "Issuer", "Cluster", "ScheduledBackup", "ExternalSecret", "HTTPRoute"} <= kinds
     if render == "production":  # the monitoring component
         assert {"PodMonitor", "PrometheusRule"} <= kinds
 
@@ -86,6 +87,19 @@ def test_the_schemas_refuse_an_unknown_field_and_a_wrong_type():
     certificate = copy.deepcopy(next(iter(of_kind(tuple(custom("production")), "Certificate").values())))
     certificate["spec"]["dnsName"] = ["accounts"]
     assert errors(certificate)
+    docs = tuple(custom("production"))
+    cluster = copy.deepcopy(of_kind(docs, "Cluster")["switchboard-db"])
+    cluster["spec"]["backup"]["barmanObjectStore"]["wal"]["compresion"] = "gzip"
+    assert any("compresion" in e for e in errors(cluster))
+    cluster = copy.deepcopy(of_kind(docs, "Cluster")["switchboard-db"])
+    cluster["spec"]["instances"] = "three"
+    assert errors(cluster)
+    secret = copy.deepcopy(of_kind(docs, "ExternalSecret")["switchboard-secrets"])
+    secret["spec"]["target"]["template"]["mergePolicy"] = "Union"
+    assert errors(secret)
+    route = copy.deepcopy(next(iter(of_kind(docs, "HTTPRoute").values())))
+    route["spec"]["rules"][0]["backendRefs"][0]["servicePort"] = 8080
+    assert any("servicePort" in e for e in errors(route))
 
 
 def test_the_vendored_crds_name_their_origin():

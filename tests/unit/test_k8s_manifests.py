@@ -20,9 +20,10 @@ from gateway.route_table import all_routes
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 KUBERNETES_VERSION = "1.33.0"  # the API the manifests are checked against (kubernetes-validate bundles its schemas)
-# custom resources: no schema of Kubernetes' own (the mTLS and monitoring components); their CRDs' own schemas check
-# them (tests/unit/test_custom_resources.py)
-CUSTOM_GROUPS = ("cert-manager.io/", "monitoring.coreos.com/")
+# custom resources: no schema of Kubernetes' own (the mTLS, monitoring, database and external-secrets components, the
+# HTTPRoute); their CRDs' own schemas check them (tests/unit/test_custom_resources.py)
+CUSTOM_GROUPS = ("cert-manager.io/", "monitoring.coreos.com/", "postgresql.cnpg.io/", "external-secrets.io/",
+                 "gateway.networking.k8s.io/")
 RENDERS = ("production", "staging")
 SCRAPE = {"prometheus.io/scrape": "true", "prometheus.io/port": str(workloads.METRICS_PORT),
           "prometheus.io/path": "/metrics"}
@@ -328,11 +329,58 @@ def test_the_ingress_terminates_tls_and_sets_the_documented_limits():
     assert of_kind(rendered("staging"), "Ingress")["gateway"]["spec"]["rules"][0]["host"] != rule["host"]
 
 
+@needs_kubectl
+def test_the_http_route_reaches_the_gateway_for_the_ingress_host():
+    """The Gateway API route beside the Ingress: the overlay's host, the Gateway it names, the gateway's Service on
+    its HTTP port, and a policy letting that Gateway's proxies (its namespace) in on that port."""
+    for render in RENDERS:
+        docs = rendered(render)
+        (route,) = of_kind(docs, "HTTPRoute").values()
+        (ingress,) = of_kind(docs, "Ingress").values()
+        spec = route["spec"]
+        assert spec["hostnames"] == [ingress["spec"]["rules"][0]["host"]], render
+        (parent,) = spec["parentRefs"]
+        assert parent["kind"] == "Gateway" and parent["name"] and parent["namespace"], render
+        (rule,) = spec["rules"]
+        (backend,) = rule["backendRefs"]
+        service = of_kind(docs, "Service")[backend["name"]]
+        assert backend["name"] == registry.GATEWAY
+        assert backend["port"] == generate.GATEWAY_HTTP_PORT
+        assert backend["port"] in {p["port"] for p in service["spec"]["ports"]}
+        proxies = {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": parent["namespace"]}}}
+        assert any(_allows(p["spec"].get("ingress", []), "from", proxies, generate.GATEWAY_HTTP_PORT)
+                   for p in of_kind(docs, "NetworkPolicy").values()
+                   if p["spec"]["podSelector"] == {"matchLabels": workloads.labels(registry.GATEWAY)}), render
+
+
+DIGEST = re.compile(r"[^@\s]+@sha256:[0-9a-f]{64}")
+
+
+@needs_kubectl
+@pytest.mark.parametrize("render", RENDERS)
+def test_every_image_is_pinned_by_digest(render):
+    """Every container a rendered overlay runs (init containers, Jobs', CronJobs', PgBouncer's, the collector's)
+    and the database's image name a digest: what runs is what was tested, whatever a tag is moved to."""
+    images = set()
+    for workload in rendered(render):
+        if workload["kind"] in ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob"):
+            pod = pod_of(workload)["spec"]
+            images |= {c["image"] for c in (*pod.get("initContainers", ()), *pod["containers"])}
+        elif workload["kind"] == "Cluster":
+            images.add(workload["spec"]["imageName"])
+    assert images and not [image for image in images if not DIGEST.fullmatch(image)], images
+    names = {image.split("@")[0].rsplit(":", 1)[0] for image in images}
+    assert "registry.example.com/switchboard" in names
+    if render == "production":
+        assert {"docker.io/edoburu/pgbouncer", "docker.io/otel/opentelemetry-collector-contrib"} <= names
+
+
 def test_the_base_leaves_the_tag_to_the_overlays():
     """The base's `latest` is a placeholder: every overlay names its own tag (the rendered checks refuse latest)."""
     for overlay in (K8S / "overlays").iterdir():
         images = yaml.safe_load((overlay / "kustomization.yaml").read_text())["images"]
         assert [i["newTag"] for i in images if i["name"] == "switchboard"] != ["latest"], overlay.name
+        assert all(re.fullmatch(r"sha256:[0-9a-f]{64}", i["digest"]) for i in images), overlay.name
 
 
 # deploy/Dockerfile, read as text: docker is not needed to check what it does.

@@ -10,7 +10,7 @@ from nats.js.api import DiscardPolicy
 from pydantic import ValidationError
 
 from core import deadlines, grpc_server, plans, registry, rpc, settings, x402_defaults
-from core.bus import PROVIDER_STREAM, STREAM, EventBus, limits_of
+from core.bus import PROVIDER_STREAM, STREAM, STREAMS, EventBus, limits_of
 from core.settings import (
     DATABASE_POOLS,
     DEV_SECRET,
@@ -259,13 +259,20 @@ def test_retention_and_stream_limits_have_their_documented_defaults_and_the_inbo
         7 * 86400, 4 * 1024 ** 3, DiscardPolicy.OLD)
     assert (limits[PROVIDER_STREAM].max_age, limits[PROVIDER_STREAM].max_bytes, limits[PROVIDER_STREAM].discard) == (
         7 * 86400, 2 * 1024 ** 3, DiscardPolicy.NEW)
-    # together well under JetStream's 10 Gi volume (deploy/nats-values.yaml)
-    assert sum(limit.max_bytes for limit in limits.values()) <= 0.6 * 10 * 1024 ** 3
+    assert (limits[registry.DEADLETTER_STREAM].max_age, limits[registry.DEADLETTER_STREAM].max_bytes,
+            limits[registry.DEADLETTER_STREAM].discard) == (30 * 86400, 512 * 1024 ** 2, DiscardPolicy.NEW)
+    # every stream bounded, together well under JetStream's 10 Gi volume (deploy/nats-values.yaml)
+    assert set(limits) == set(STREAMS)
+    assert sum(limit.max_bytes for limit in limits.values()) <= 0.65 * 10 * 1024 ** 3
     created = EventBus("nats://x", "test", stream_replicas=3, limits=limits)._config(STREAM)
     assert (created.max_age, created.max_bytes, created.discard, created.num_replicas) == (
         7 * 86400, 4 * 1024 ** 3, DiscardPolicy.OLD, 3)
     tuned = limits_of(load(NATS_EVENTS_MAX_AGE_DAYS="1", NATS_EVENTS_MAX_BYTES="1000", NATS_EVENTS_DISCARD="new"))
     assert (tuned[STREAM].max_age, tuned[STREAM].max_bytes, tuned[STREAM].discard) == (86400, 1000, DiscardPolicy.NEW)
+    tuned = limits_of(load(NATS_DEADLETTERS_MAX_AGE_DAYS="2", NATS_DEADLETTERS_MAX_BYTES="5000"))
+    assert (tuned[registry.DEADLETTER_STREAM].max_age, tuned[registry.DEADLETTER_STREAM].max_bytes) == (2 * 86400, 5000)
+    created = EventBus("nats://x", "test", limits=tuned)._config(registry.DEADLETTER_STREAM)
+    assert (created.max_age, created.max_bytes, created.discard) == (2 * 86400, 5000, DiscardPolicy.NEW)
     with pytest.raises(SystemExit, match=r"^RETENTION_INBOX_DAYS: must be at least 10"):
         load(NATS_PROVIDER_MAX_AGE_DAYS="10", RETENTION_INBOX_DAYS="9")
 
