@@ -1,12 +1,13 @@
 """The real SMS-provider client's number calls against the simulator process: Twilio's AvailablePhoneNumbers (Local)
-search, a purchase through IncomingPhoneNumbers, the account's numbers listed and looked up, and a release; the
-simulator-only stock of an area code; Twilio's refusals."""
+search, a purchase through IncomingPhoneNumbers, the account's numbers listed and looked up, and a release; texts to
+a bought number going to its SmsUrl; the simulator-only stock of an area code; Twilio's refusals."""
 import pytest
 
 from providers.messaging.adapter import ProviderError
 from providers.messaging.client import TwilioClient
 from providers.messaging.numbers import Capabilities
-from tests.integration.test_messaging_provider import ACCOUNT, ACCOUNT_SID, TOKEN, Simulator
+from tests.integration.servers import serving
+from tests.integration.test_messaging_provider import ACCOUNT, ACCOUNT_SID, TOKEN, Receiver, Simulator
 
 WEBHOOK = "https://switchboard.example/api/v1/providers/sms/inbound"
 
@@ -97,3 +98,15 @@ async def test_twilios_refusals(client, simulator):
     with pytest.raises(ProviderError) as failed:  # a purchase: never repeated
         await client.buy_number((await client.offered_numbers("US", "415", limit=1))[0].phone_number, WEBHOOK)
     assert failed.value.status == 503
+
+
+async def test_a_text_to_a_bought_number_goes_to_the_sms_url_it_was_bought_with(client, simulator):
+    receiver = Receiver()
+    async with serving(receiver.app) as receiver.server:
+        offer = (await client.offered_numbers("US", "303", limit=1))[0]
+        await client.buy_number(offer.phone_number, receiver.url("/sms-silent"))
+        answer = await simulator.control("POST", "/inbound", {"from": "+14155550123", "to": offer.phone_number,
+                                                              "body": "Hi"})
+        assert answer["status"] == 200
+        [text] = receiver.requests
+        assert text["path"] == "/sms-silent" and text["valid"] and text["form"]["To"] == offer.phone_number

@@ -75,7 +75,7 @@ Test control plane (not Twilio's; under `/_simulator`, no authentication; errors
 - `POST /_simulator/inbound` `{"from": "+14155550123", "to": "<the business number>", "body": "Hi", "url"?}` →
   201 `{"sid", "status", "auto_reply", "replies", "refused"}`: Twilio's opt-out handling takes the text first
   (`auto_reply`: Twilio's own answer to a keyword, or null), then POSTs Twilio's inbound-message webhook (signed)
-  to `url` or else the inbound URL, waits for the answer (15 s), and sends each TwiML `<Message>` in it back to the
+  to `url`, else the SmsUrl `to` was bought with (IncomingPhoneNumbers), else the inbound URL, waits for the answer (15 s), and sends each TwiML `<Message>` in it back to the
   texter (recorded as an `outbound-reply` message: `delivered`, or `failed` with 21610 while the texter is
   blocked for the number); `status` is the HTTP status our server answered, `replies` the reply texts delivered,
   `refused` those Twilio refused. 400 when a field is bad or there is no URL; 502 when the URL cannot be reached.

@@ -204,7 +204,7 @@ def build_app(account_sid: str, auth_token: str, *, inbound_url: str | None = No
     app[MESSAGES], app[DELIVERY], app[CONTROL], app[OPT_OUTS] = messages, delivery, control, opt_outs
     app[NUMBERS] = numbers
     control.add_routes(app.router)
-    add_inbound_route(app.router, messages, opt_outs, auth_token, inbound_url)
+    add_inbound_route(app.router, messages, opt_outs, auth_token, inbound_url, numbers)
     add_api_routes(app.router, account_sid, auth_token, messages, delivery, opt_outs, test_messages, numbers)
 
     async def stop_playing(app: web.Application) -> None:

@@ -155,6 +155,10 @@ class Numbers:
     def get(self, sid: str) -> dict[str, Any] | None:
         return self.records.get(sid)
 
+    def sms_url(self, phone_number: str) -> str | None:
+        """Where texts to one of the account's numbers go, as bought (its SmsUrl), or None."""
+        return next((r["sms_url"] for r in self.records.values() if r["phone_number"] == phone_number), None) or None
+
     def release(self, sid: str) -> dict[str, Any] | None:
         return self.records.pop(sid, None)
 
