@@ -92,12 +92,16 @@ class NumberStock(Periodic):
                                                                    "checked_at": now})
                 if settled is None:
                     raise RuntimeError("the stock place's lease ran out during the refill")
-        except BaseException:
+        except BaseException as exc:
             for number in bought:
                 await undo_at_provider(self.provider.release_number(number.reference),
                                        f"number {number.phone_number} bought but not recorded")
             async with self.uow.transaction() as work:
                 await work.stock.release_lease(place.id, token)
+            if isinstance(exc, ProviderError):  # the search failed: the place stays as it was, for the next round
+                log.warning("number stock: cannot search %s: %s",
+                            numbers_domain.place_name(place.country, place.area_code), exc.message)
+                return 0
             raise
         if bought:
             log.info("number stock: bought %d in %s (%d were free)", len(bought),
@@ -105,13 +109,10 @@ class NumberStock(Periodic):
         return len(bought)
 
     async def _buy(self, place: StockPlace, wanted: int) -> list[OwnedNumber]:
-        """Up to `wanted` numbers of the place bought; one the provider refuses (sold meanwhile) is skipped."""
-        try:
-            offers = await self.provider.offered_numbers(place.country, place.area_code or None, limit=wanted)
-        except ProviderError as exc:
-            log.warning("number stock: cannot search %s: %s", place.country, exc.message)
-            return []
-        bought = []
+        """Up to `wanted` numbers of the place bought; one the provider refuses (sold meanwhile) is skipped. A
+        failed search raises."""
+        offers = await self.provider.offered_numbers(place.country, place.area_code or None, limit=wanted)
+        bought: list[OwnedNumber] = []
         for offer in offers[:wanted]:
             try:
                 bought.append(await self.provider.buy_number(offer.phone_number, self.sms_url))

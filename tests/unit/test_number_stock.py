@@ -110,6 +110,19 @@ async def test_a_sold_out_area_code_is_told_unavailable_and_asked_again(numbers,
     assert await job.refill() == RULES.target
 
 
+async def test_a_search_that_fails_leaves_the_place_requested_for_the_next_round(numbers, job, sms, monkeypatch):
+    await numbers.available("US", "907", None, None, 10)
+
+    async def refused(*args, **kwargs):
+        raise ProviderError("messaging provider rejected our credentials", 401, 20003)
+
+    monkeypatch.setattr(sms.client, "offered_numbers", refused)
+    assert await job.refill() == 0
+    assert (await numbers.available("US", "907", None, None, 10))[1].status == "requested"  # not "unavailable"
+    monkeypatch.undo()
+    assert await job.refill() == RULES.target
+
+
 async def test_a_place_still_stocked_buys_nothing_until_a_take_leaves_it_low(numbers, job, database):
     await pool(database, "+14155550101", "+14155550102")
     async with database.transaction() as conn:
