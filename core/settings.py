@@ -390,6 +390,9 @@ class Settings(BaseSettings):
     number_stock_target: PositiveInt = Field(5, alias="NUMBER_STOCK_TARGET")
     number_stock_interval_seconds: PositiveFloat = Field(300.0, alias="NUMBER_STOCK_INTERVAL_SECONDS")
     number_idle_release_days: PositiveFloat = Field(30.0, alias="NUMBER_IDLE_RELEASE_DAYS")
+    # The most numbers the stock job buys in any 24 hours over every place: asking for many area codes cannot spend
+    # more (a refill held back by it waits for a later round).
+    number_purchases_per_day: NonNegativeInt = Field(100, alias="NUMBER_PURCHASES_PER_DAY")
     # Checkout price ids signup accepts as plan_id: `plan=price_id,...` read as {price_id: plan} (core.plans).
     # Empty: none (the local default names the payment simulator's prices).
     checkout_prices: Annotated[dict[str, str], NoDecode, BeforeValidator(plans.parse_checkout_prices)] = Field(

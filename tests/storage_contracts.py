@@ -2349,6 +2349,8 @@ class NumbersRepositoryContract:
             assert await numbers.free_in_place("US", area, ("voice_inbound",)) == 3  # 1, 2, 4 (3 is held)
             assert await numbers.free_in_place("US", area, ("sms_outbound",)) == 2  # the even lines text
             assert await numbers.free_in_place("CA", area, ()) == 0
+            # bought and pooled from a moment on: the held one too (bought all the same), not the pool file's
+            assert await numbers.bought_since(later) == 4 and await numbers.bought_since(cutoff) == 1
             token = await numbers.take_lease(idle[0].id, timedelta(minutes=1))
             assert [n for n in await numbers.idle(cutoff, 1000) if n.phone_number[2:5] == area] == []  # leased
             held = await numbers.pool_number(f"+1{block}3")

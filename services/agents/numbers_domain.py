@@ -86,6 +86,7 @@ class StockRules:
     low: int  # a place with fewer free numbers than this is refilled...
     target: int  # ...up to this many
     idle: timedelta  # demand older than this ends the refills; a bought number free this long goes back
+    per_day: int = 100  # the most numbers bought in any 24 hours, over every place (what the platform may spend)
 
 
 @dataclass(frozen=True)
@@ -103,14 +104,23 @@ def to_buy(free: int, rules: StockRules) -> int:
     return rules.target - free if free < rules.low else 0
 
 
+def within_budget(wanted: int, bought_last_day: int, rules: StockRules) -> int:
+    """How many of the `wanted` numbers a refill may buy with `bought_last_day` bought in the last 24 hours: what is
+    left of the day's budget. Replicas refilling different places at once may each spend what is left, so the budget
+    can be passed by one refill at most."""
+    return max(0, min(wanted, rules.per_day - bought_last_day))
+
+
 def wanted_since(now: datetime, rules: StockRules) -> datetime:
     """The oldest demand that still keeps a place stocked, and the newest a bought number can be idle since."""
     return now - rules.idle
 
 
-def after_refill(free: int, bought: int, place: str) -> tuple[str, str | None]:
+def after_refill(free: int, bought: int, place: str, *, held_back: bool = False) -> tuple[str, str | None]:
     """A place's state after a refill (and why, when unavailable): unavailable only when it has no free number
-    and the provider offered none."""
+    and the provider offered none; still requested when the day's budget held the purchase back."""
+    if held_back and free + bought == 0:
+        return REQUESTED, None
     if free + bought == 0:
         return UNAVAILABLE, f"the SMS provider has no number for sale in {place}; asked again every round"
     return STOCKED, None

@@ -182,6 +182,9 @@ class NumbersRepository(leases.Lessor, Protocol):
         """How many free (not held, not blocked) numbers with these capabilities a stock place has: its country, in
         its area code unless that is ""."""
 
+    async def bought_since(self, since: datetime) -> int:
+        """How many numbers bought from the provider entered the pool at or after `since` and are still held."""
+
     async def idle(self, cutoff: datetime, limit: int) -> list[PhoneNumber]:
         """Bought numbers (provider_ref set), free and not leased, in the pool since before `cutoff` (pooled_at, else
         created_at), in a place with no demand since then (no stock place of their country, area code or whole
@@ -262,6 +265,9 @@ class SqlNumbers:
 
     async def free_in_place(self, country: str, area_code: str, capabilities: tuple[str, ...]) -> int:
         return await store.free_in_place(self.conn, country, area_code, capabilities)
+
+    async def bought_since(self, since: datetime) -> int:
+        return await store.bought_since(self.conn, since)
 
     async def idle(self, cutoff: datetime, limit: int) -> list[PhoneNumber]:
         return [_number(row) for row in await store.idle_numbers(self.conn, cutoff, limit)]

@@ -335,7 +335,8 @@ def build(runtime: Runtime) -> AgentsServicer:
     runtime.closing(custom_tools)
     stock = NumberStock(units, runtime.closing(configured.sms(s)), s.public_base_url + INBOUND_PATH,
                         numbers_domain.StockRules(s.number_stock_low, s.number_stock_target,
-                                                  timedelta(days=s.number_idle_release_days)),
+                                                  timedelta(days=s.number_idle_release_days),
+                                                  s.number_purchases_per_day),
                         interval=s.number_stock_interval_seconds)
     runtime.run(stock)
     numbers = Numbers(units, voice, s.trial_pool_numbers,

@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 # How long a refill or a release may hold its place or number (it outlasts the provider calls of one refill).
 STOCK_LEASE = timedelta(minutes=5)
 RELEASE_BATCH = 50
+DAY = timedelta(days=1)  # the window of the purchase budget (StockRules.per_day)
 
 
 def pool_row(bought: OwnedNumber, now: Any) -> dict[str, Any]:
@@ -80,11 +81,19 @@ class NumberStock(Periodic):
             async with self.uow.read() as work:
                 free = await work.numbers.free_in_place(place.country, place.area_code,
                                                         numbers_domain.STOCK_CAPABILITIES)
+                bought_last_day = await work.numbers.bought_since(utcnow() - DAY)
             wanted = numbers_domain.to_buy(free, self.rules)
-            if wanted:
-                bought = await self._buy(place, wanted)
-            state, message = numbers_domain.after_refill(free, len(bought),
-                                                         numbers_domain.place_name(place.country, place.area_code))
+            allowed = numbers_domain.within_budget(wanted, bought_last_day, self.rules)
+            if allowed < wanted:
+                log.warning("number stock: %d of the %d numbers %s needs wait: %d bought in the last 24 hours "
+                            "(NUMBER_PURCHASES_PER_DAY %d)", wanted - allowed, wanted,
+                            numbers_domain.place_name(place.country, place.area_code), bought_last_day,
+                            self.rules.per_day)
+            if allowed:
+                bought = await self._buy(place, allowed)
+            state, message = numbers_domain.after_refill(
+                free, len(bought), numbers_domain.place_name(place.country, place.area_code),
+                held_back=allowed < wanted)
             now = utcnow()
             async with self.uow.transaction() as work:
                 await work.numbers.add_to_pool([pool_row(b, now) for b in bought], now)

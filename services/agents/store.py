@@ -211,6 +211,13 @@ async def free_in_place(conn: AsyncConnection, country: str, area_code: str, cap
     return await conn.scalar(query) or 0
 
 
+async def bought_since(conn: AsyncConnection, since: datetime) -> int:
+    """Numbers bought from the provider and pooled at or after `since` (those given back since are not counted)."""
+    pn = phone_numbers.c
+    return await conn.scalar(sa.select(sa.func.count()).where(pn.provider_ref.is_not(None), pn.pooled_at >= since)) \
+        or 0
+
+
 async def idle_numbers(conn: AsyncConnection, cutoff: datetime, limit: int) -> list[Any]:
     """Bought numbers free since before `cutoff` where no stock place has had demand since then."""
     pn, st = phone_numbers.c, number_stock.c

@@ -187,6 +187,10 @@ class MemoryNumbers:
                     and row["country"] == country and area_code in ("", row["area_code"])
                     and all(row["capabilities"].get(cap) is True for cap in capabilities)])
 
+    async def bought_since(self, since):
+        return len([row for row in self.numbers.values()
+                    if row["provider_ref"] is not None and row.get("pooled_at") and row["pooled_at"] >= since])
+
     async def idle(self, cutoff, limit):
         places = self.stock.values()
 

@@ -29,6 +29,14 @@ def test_a_place_is_refilled_to_the_target_only_once_it_runs_low():
     assert numbers_domain.after_refill(0, 0, "US area code 907")[0] == "unavailable"
     assert numbers_domain.after_refill(1, 0, "US") == ("stocked", None)  # some left: not told unavailable
     assert numbers_domain.after_refill(0, 3, "US") == ("stocked", None)
+    # held back by the day's budget: still requested, not "none for sale"
+    assert numbers_domain.after_refill(0, 0, "US", held_back=True) == ("requested", None)
+
+
+def test_a_refill_spends_only_what_is_left_of_the_days_budget():
+    rules = StockRules(low=2, target=4, idle=timedelta(days=30), per_day=10)
+    assert [numbers_domain.within_budget(4, bought, rules) for bought in (0, 6, 7, 10, 12)] == [4, 4, 3, 0, 0]
+    assert numbers_domain.within_budget(0, 0, rules) == 0
 
 
 @pytest.fixture
@@ -98,6 +106,22 @@ async def test_a_whole_country_is_a_place_too(numbers, job):
     assert (purchase.country, purchase.area_code) == ("US", None)
     assert await job.refill() == RULES.target
     assert len(free((await numbers.available("US", None, None, None, 10))[0])) == RULES.target
+
+
+async def test_places_asked_for_buy_no_more_than_the_days_budget_and_wait_past_it(numbers, units, sms, caplog):
+    job = NumberStock(units, sms.client, SMS_URL, StockRules(low=2, target=4, idle=timedelta(days=30), per_day=6),
+                      interval=60)
+    for area in ("907", "908"):
+        await numbers.available("US", area, None, None, 10)
+    assert await job.refill() == 6  # 907's four, then the two left of the day's six for 908
+    assert len(free((await numbers.available("US", "908", None, None, 10))[0])) == 2
+    await numbers.available("US", "909", None, None, 10)
+    assert await job.refill() == 0  # 908 has two (not low), 909 waits for the budget
+    assert "2 of the 4 numbers US area code 908 needs wait" in caplog.text
+    assert "4 of the 4 numbers US area code 909 needs wait: 6 bought in the last 24 hours" in caplog.text
+    purchase = (await numbers.available("US", "909", None, None, 10))[1]
+    assert (purchase.status, purchase.message) == ("requested", None)  # not "none for sale": asked again later
+    assert len(sms.server.app[NUMBERS].records) == 6  # bought at the provider: no more
 
 
 async def test_a_sold_out_area_code_is_told_unavailable_and_asked_again(numbers, job, sms):
