@@ -113,8 +113,9 @@ SERVICES: tuple[Service, ...] = (
             secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "SWITCHBOARD_SECRET_KEY_PREVIOUS", "PAYMENTS_API_KEY",
                      "SMTP_PASSWORD"),
             rpc_to=("agents",), internet=True),
+    # It buys the pool's numbers from the SMS provider (services.agents.stock): SMS_AUTH_TOKEN.
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
-            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "WEBHOOK_SECRETS_KEY"),
+            secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "WEBHOOK_SECRETS_KEY", "SMS_AUTH_TOKEN"),
             rpc_to=("evals", "accounts"),
             internet=True),
     # The runs scheduler claims due touches under leases (run several) and applies the outcomes of their calls.

@@ -381,8 +381,18 @@ class Settings(BaseSettings):
     # whatever path placed them (a state's cap may be stricter: Florida's counts calls and texts together).
     compliance_calls_per_24h: NonNegativeInt = Field(3, alias="COMPLIANCE_CALLS_PER_24H")
     compliance_texts_per_24h: NonNegativeInt = Field(10, alias="COMPLIANCE_TEXTS_PER_24H")
-    # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool).
+    # JSON inventory of carrier numbers loaded into the pool at start-up (see services.agents.pool): local use only.
     number_pool_file: str = Field("", alias="NUMBER_POOL_FILE")
+    # Numbers bought from the SMS provider (services.agents.stock): a country or area code someone asked for, or
+    # took a number of, within NUMBER_IDLE_RELEASE_DAYS, is refilled up to NUMBER_STOCK_TARGET free numbers once it
+    # has fewer than NUMBER_STOCK_LOW; a bought number left free that long where nobody asked is given back.
+    number_stock_low: PositiveInt = Field(2, alias="NUMBER_STOCK_LOW")
+    number_stock_target: PositiveInt = Field(5, alias="NUMBER_STOCK_TARGET")
+    number_stock_interval_seconds: PositiveFloat = Field(300.0, alias="NUMBER_STOCK_INTERVAL_SECONDS")
+    number_idle_release_days: PositiveFloat = Field(30.0, alias="NUMBER_IDLE_RELEASE_DAYS")
+    # The most numbers the stock job buys in any 24 hours over every place: asking for many area codes cannot spend
+    # more (a refill held back by it waits for a later round).
+    number_purchases_per_day: NonNegativeInt = Field(100, alias="NUMBER_PURCHASES_PER_DAY")
     # Checkout price ids signup accepts as plan_id: `plan=price_id,...` read as {price_id: plan} (core.plans).
     # Empty: none (the local default names the payment simulator's prices).
     checkout_prices: Annotated[dict[str, str], NoDecode, BeforeValidator(plans.parse_checkout_prices)] = Field(
@@ -487,6 +497,12 @@ class Settings(BaseSettings):
         if self.retention_inbox_days < longest:
             raise ValueError(f"RETENTION_INBOX_DAYS: must be at least {longest:g} (NATS_EVENTS_MAX_AGE_DAYS, "
                              "NATS_PROVIDER_MAX_AGE_DAYS), or a message still on a stream could be applied twice")
+        return self
+
+    @model_validator(mode="after")
+    def _number_stock_target_above_low(self) -> Settings:
+        if self.number_stock_target < self.number_stock_low:
+            raise ValueError("NUMBER_STOCK_TARGET: must be at least NUMBER_STOCK_LOW (a refill buys up to the target)")
         return self
 
     def grpc_tls(self) -> GrpcTls | None:

@@ -932,7 +932,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                              "phone_numbers": {"type": "array", "items": _ref("PhoneNumber")},
                              **PAGE_FIELDS}, ("business_id", "phone_numbers", *PAGE_FIELDS)),
     "AvailableNumberList": _obj({"numbers": {"type": "array", "items": schema_of(
-        agents_pb2.AvailableNumber)}, "has_more": {"type": "boolean"}}, ("numbers", "has_more")),
+        agents_pb2.AvailableNumber)}, "has_more": {"type": "boolean"},
+        "purchase": schema_of(agents_pb2.NumberPurchase)}, ("numbers", "has_more")),
     "PhoneNumberReleased": schema_of(agents_pb2.ReleasePhoneNumberReply),
     "LegacyNumberList": _obj({"numbers": {"type": "array", "items": _LEGACY_NUMBER}, **PAGE_FIELDS},
                              ("numbers", *PAGE_FIELDS)),

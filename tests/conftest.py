@@ -225,7 +225,7 @@ async def sms(stack):
     async with aiohttp.ClientSession() as session:
         sim = SmsSimulator(session, f"http://127.0.0.1:{stack.process('sms-simulator').port}")
         yield sim
-        for path in ("/faults", "/callbacks", "/delivery-outcomes", "/opt-out"):
+        for path in ("/faults", "/callbacks", "/delivery-outcomes", "/opt-out", "/available-numbers"):
             await sim.control("DELETE", path)
 
 

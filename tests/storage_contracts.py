@@ -2327,3 +2327,77 @@ class NumbersRepositoryContract:
                                                                            "ring_seconds": 20})
         assert (changed.forward_to, changed.ring_seconds, changed.lease_token) == ("+14155550100", 20, None)
         await withdraw(database, numbers_in, block, (1,))
+
+    async def test_bought_numbers_free_too_long_where_nobody_asked_are_idle(self, database, numbers_in, stock_in,
+                                                                          add_to_pool):
+        # Times to come: the stack's own stock job (which looks at the last NUMBER_IDLE_RELEASE_DAYS) leaves them be.
+        block, later = fresh_block(), utcnow() + timedelta(days=100)
+        area, other = block[:3], fresh_block()
+        async with database.transaction() as conn:
+            await add_to_pool(conn, [
+                pool_values(block, 1, provider_ref="PN1", pooled_at=later),
+                pool_values(block, 2, provider_ref="PN2", pooled_at=later + timedelta(days=2)),  # free since lately
+                pool_values(block, 3, provider_ref="PN3", pooled_at=later, business_id=new_id()),  # held
+                pool_values(block, 4, pooled_at=later),  # the pool file's: not bought
+                pool_values(other, 5, provider_ref="PN5", pooled_at=later)])  # asked for in its area code
+            await stock_in(conn).note_demand("US", other[:3], later + timedelta(days=5))
+        cutoff = later + timedelta(days=1)
+        async with database.transaction() as conn:
+            numbers = numbers_in(conn)
+            idle = [n for n in await numbers.idle(cutoff, 1000) if n.phone_number[2:5] in (area, other[:3])]
+            assert [n.phone_number for n in idle] == [f"+1{block}1"] and idle[0].provider_ref == "PN1"
+            assert await numbers.free_in_place("US", area, ("voice_inbound",)) == 3  # 1, 2, 4 (3 is held)
+            assert await numbers.free_in_place("US", area, ("sms_outbound",)) == 2  # the even lines text
+            assert await numbers.free_in_place("CA", area, ()) == 0
+            # bought and pooled from a moment on: the held one too (bought all the same), not the pool file's
+            assert await numbers.bought_since(later) == 4 and await numbers.bought_since(cutoff) == 1
+            token = await numbers.take_lease(idle[0].id, timedelta(minutes=1))
+            assert [n for n in await numbers.idle(cutoff, 1000) if n.phone_number[2:5] == area] == []  # leased
+            held = await numbers.pool_number(f"+1{block}3")
+            assert await numbers.remove_leased(idle[0].id, new_id()) is False
+            assert await numbers.remove_leased(held.id, await numbers.take_lease(held.id, timedelta(minutes=1))) \
+                is False  # a business holds it
+            assert await numbers.remove_leased(idle[0].id, token) is True
+            assert await numbers.pool_number(f"+1{block}1") is None
+        await withdraw(database, numbers_in, block, (2, 4))
+        await withdraw(database, numbers_in, other, (5,))
+
+    async def test_a_stock_place_is_requested_once_leased_and_settled(self, database, stock_in):
+        # Times long past: the stack's own stock job (which looks at recent demand) leaves these places be.
+        area, t0 = fresh_block()[:3], AT - timedelta(days=400)
+        t1, t2, t3 = (t0 + timedelta(hours=h) for h in (1, 2, 3))
+        async with database.transaction() as conn:
+            stock = stock_in(conn)
+            first = await stock.request("US", area, t0)
+            again = await stock.request("US", area, t1)
+            country = await stock.request("US", "", t0)  # the whole country is a place of its own
+        assert (first.state, first.requested_at, first.demand_at, first.message) == ("requested", t0, t0, None)
+        assert (again.id, again.state, again.requested_at, again.demand_at) == (first.id, "requested", t0, t1)
+        assert country.id != first.id
+
+        def mine(places):
+            return [p.id for p in places if p.id in (first.id, country.id)]
+
+        async with database.transaction() as conn:
+            stock = stock_in(conn)
+            assert sorted(mine(await stock.wanted(t0))) == sorted([first.id, country.id])
+            assert mine(await stock.wanted(t1)) == [first.id]  # the country was last asked for at t0
+            token = await stock.take_lease(first.id, timedelta(minutes=1))
+            assert await stock.take_lease(first.id, timedelta(minutes=1)) is None
+            assert mine(await stock.wanted(t1)) == []  # leased: another replica refills it
+            assert await stock.settle(first.id, new_id(), {"state": "stocked"}) is None
+            settled = await stock.settle(first.id, token, {"state": "stocked", "checked_at": t1})
+            assert (settled.state, settled.checked_at, settled.lease_token) == ("stocked", t1, None)
+            asked = await stock.request("US", area, t2)  # stocked, and empty again: requested anew
+            assert (asked.state, asked.requested_at) == ("requested", t2)
+            token = await stock.take_lease(first.id, timedelta(minutes=1))
+            await stock.settle(first.id, token, {"state": "unavailable", "message": "none for sale"})
+            still = await stock.request("US", area, t3)  # unavailable until the job finds some
+            assert (still.state, still.requested_at, still.demand_at, still.message) == (
+                "unavailable", t2, t3, "none for sale")
+            await stock.note_demand("US", area, t3 + timedelta(hours=1))
+            await stock.note_demand("CA", area, t3)  # a number taken where nobody asked: kept stocked from now
+        async with database.read() as conn:
+            found = {(p.country, p.state, p.demand_at) for p in await stock_in(conn).wanted(t3)
+                     if p.area_code == area}
+        assert found == {("US", "unavailable", t3 + timedelta(hours=1)), ("CA", "stocked", t3)}

@@ -25,7 +25,8 @@ async def available(ctx: RequestContext) -> Reply:
     req = set_fields(agents_pb2.ListAvailableNumbersRequest(), ctx.query, "country", "area_code", "capability", "limit",
                      "after")
     reply = await ctx.rpc("agents").ListAvailableNumbers(req)
-    return {"numbers": [to_json(n) for n in reply.numbers], "has_more": reply.page.has_more}
+    found = {"numbers": [to_json(n) for n in reply.numbers], "has_more": reply.page.has_more}
+    return {**found, "purchase": to_json(reply.purchase)} if reply.HasField("purchase") else found
 
 
 async def assign(ctx: RequestContext) -> Reply:
@@ -82,7 +83,12 @@ ROUTES = [
           description="{numbers: [{phone_number, country, area_code, locality, capabilities}], has_more}, ordered "
           "by country, area code and number. While has_more is true, pass the phone_number of the last number as "
           "after for the next page (the pool has no created_at, so this list's cursor is the number). Blocked "
-          "numbers are never offered."),
+          "numbers are never offered. The pool buys numbers from the carrier where they are wanted: when the first "
+          "page (no after) of a request naming a country (and area_code) finds no number, the reply adds "
+          "purchase: {country, area_code, status, requested_at, message}, a purchase asked for there (made once "
+          "however many ask): status requested means numbers are being bought (usually within a minute; ask "
+          "again), unavailable that the carrier had none for sale when last asked (message says so; it is asked "
+          "again regularly). Without a country nothing is bought."),
     Route("POST", f"{V1}/phone-numbers", assign, "Assign a pool number to a business and agent", "phone-numbers",
           scope="numbers:write", body=NUMBER_ASSIGN, response="PhoneNumber", status=201,
           creates=Creates("phone_number", "/phone_number", carries=("business_id",)),

@@ -18,6 +18,7 @@ from typing import Any
 from core.compliance import recording_rules
 from providers.messaging import client as sms_client
 from providers.messaging import webhooks as sms_webhooks
+from providers.messaging.simulator import numbers as sms_simulator_numbers
 from providers.messaging.simulator.messages import Messages, public
 from providers.payments import client as payments_client
 from providers.payments.simulator import api as payments_simulator
@@ -75,6 +76,15 @@ TRANSFER_ANSWER = vapi_calls.transfer_answer(TransferAnswer("+14155550100", True
 TRANSFER_RESPONSE = "ServerMessageResponseTransferDestinationRequest"
 TWILIO_SEND = "POST /2010-04-01/Accounts/{AccountSid}/Messages.json"
 TWILIO_MESSAGE = "api.v2010.account.message"
+TWILIO_SEARCH = "GET /2010-04-01/Accounts/{AccountSid}/AvailablePhoneNumbers/{CountryCode}/Local.json"
+TWILIO_BUY = "POST /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json"
+TWILIO_OFFERED = "api.v2010.account.available_phone_number_country.available_phone_number_local"
+TWILIO_OWNED = "api.v2010.account.incoming_phone_number"
+# The simulator's numbers as it shows them: one for sale, and one bought with every setting a purchase may give.
+SIM_OFFERED = sms_simulator_numbers.available_resource("+14155550100")
+SIM_OWNED = sms_simulator_numbers.Numbers("AC" + "0" * 32).buy(
+    {p: "" for p in sms_simulator_numbers.PURCHASE_PARAMETERS if p not in sms_simulator_numbers.CHOOSING}
+    | {"PhoneNumber": "+14155550100"})
 
 
 @dataclass(frozen=True)
@@ -272,6 +282,28 @@ CLAIMS: tuple[Claim, ...] = (
                TWILIO_MESSAGE),
     Keyword(SMS, "messaging webhooks STATUSES (the provider's statuses a text moves to)",
             frozenset(sms_webhooks.STATUSES), TWILIO_MESSAGE, "status", "enum", within=True),
+    # Twilio's numbers: what we ask and read of them, and their resources as the simulator shows them.
+    Properties(SMS, "messaging client SEARCH_PARAMETERS", frozenset(sms_client.SEARCH_PARAMETERS), TWILIO_SEARCH,
+               exact=False),
+    Properties(SMS, "messaging client BUY_PARAMETERS", frozenset(sms_client.BUY_PARAMETERS), TWILIO_BUY, exact=False),
+    Properties(SMS, "messaging numbers.offered: the fields read",
+               frozenset({"phone_number", "iso_country", "locality", "region", "capabilities"}), TWILIO_OFFERED,
+               exact=False, used=True),
+    Properties(SMS, "messaging numbers.owned: the fields read", frozenset({"sid", "phone_number", "capabilities"}),
+               TWILIO_OWNED, exact=False, used=True),
+    Properties(SMS, "messaging numbers.capabilities_of: the capabilities read", frozenset({"voice", "sms", "mms"}),
+               TWILIO_OWNED, "capabilities", exact=False, used=True),
+    Properties(SMS, "sms simulator SEARCH_FILTERS (the search's query parameters it takes)",
+               frozenset(sms_simulator_numbers.SEARCH_FILTERS), TWILIO_SEARCH, exact=False),
+    Properties(SMS, "sms simulator PURCHASE_PARAMETERS", frozenset(sms_simulator_numbers.PURCHASE_PARAMETERS),
+               TWILIO_BUY),
+    Properties(SMS, "sms simulator's number for sale (numbers.available_resource)", frozenset(SIM_OFFERED),
+               TWILIO_OFFERED),
+    Properties(SMS, "sms simulator's number for sale: capabilities", frozenset(SIM_OFFERED["capabilities"]),
+               TWILIO_OFFERED, "capabilities"),
+    Properties(SMS, "sms simulator's IncomingPhoneNumber resource (Numbers.buy)", frozenset(SIM_OWNED), TWILIO_OWNED),
+    Properties(SMS, "sms simulator's IncomingPhoneNumber resource: capabilities", frozenset(SIM_OWNED["capabilities"]),
+               TWILIO_OWNED, "capabilities"),
     # Stripe: the simulator refuses unknown parameters, as Stripe does (parameter_unknown).
     Properties(PAYMENTS, "payments simulator SESSION_PARAMS", frozenset(payments_simulator.SESSION_PARAMS),
                STRIPE_SESSION),

@@ -40,13 +40,19 @@ class OpenApi:
         return schema
 
     def _nodes(self, name: str, path: str = "") -> list[dict[str, Any]]:
-        """The schemas at `path` inside the schema `name` (a components/schemas name, or a request body: `POST
-        /path`): an array stands for its items, and a oneOf/anyOf for each of its options (null aside), so a path
+        """The schemas at `path` inside the schema `name` (a components/schemas name, a request body: `POST /path`,
+        or a read's query parameters: `GET /path`): an array stands for its items, and a oneOf/anyOf for each of its options (null aside), so a path
         through a union reaches every option's property."""
         if " " in name:
             method, route = name.split(" ", 1)
-            content = self.document["paths"][route][method.lower()]["requestBody"]["content"]
-            nodes = self._options(next(iter(content.values()))["schema"])
+            operation = self.document["paths"][route][method.lower()]
+            if "requestBody" in operation:
+                content = operation["requestBody"]["content"]
+                nodes = self._options(next(iter(content.values()))["schema"])
+            else:  # a read: its query parameters stand for the properties
+                nodes = [{"properties": {p["name"]: p.get("schema", {}) for p in map(self._resolve,
+                                                                                    operation.get("parameters", ()))
+                                         if p.get("in") == "query"}}]
         else:
             nodes = self._options(self.document["components"]["schemas"][name])
         for part in filter(None, path.split(".")):

@@ -8,7 +8,8 @@ errors, with exponential backoff and full jitter (a numeric Retry-After is honou
 `max_attempts` counts the first try. The send (POST .../Messages.json) is NEVER retried, whatever went
 wrong: Twilio has no idempotency key for it, and a send that failed or timed out may still go out, so a
 repeat could text someone twice. A failed send raises at once; the caller decides (and can look the
-message up by its recipient before trying again).
+message up by its recipient before trying again). A number's purchase (POST .../IncomingPhoneNumbers.json) is a
+POST too, never repeated: the caller looks the number up among the account's own (`owned_number`).
 
 Every failure is a `ProviderError` whose message is safe to show an API user: for a 4xx, Twilio's own
 `message` (it explains the refusal: "The 'To' number ... is not a valid phone number.") with the Account
@@ -26,6 +27,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, sto
 
 from providers.http import SessionClient, json_or_none, path_segment, retry_after_seconds
 from providers.messaging.adapter import ProviderError
+from providers.messaging.numbers import OfferedNumber, OwnedNumber, offered, owned
 
 log = logging.getLogger(__name__)
 
@@ -33,6 +35,10 @@ API_VERSION = "2010-04-01"
 # What a send gives Messages.json (providers/fidelity compares them with Twilio's document); StatusCallback only
 # when there is one.
 SEND_PARAMETERS = ("To", "From", "Body", "StatusCallback")
+# What a search of AvailablePhoneNumbers/{CountryCode}/Local.json asks (query), and what a purchase gives
+# IncomingPhoneNumbers.json: numbers for calls and texts, texts coming to our inbound webhook by POST.
+SEARCH_PARAMETERS = ("AreaCode", "SmsEnabled", "VoiceEnabled", "PageSize")
+BUY_PARAMETERS = ("PhoneNumber", "SmsUrl", "SmsMethod")
 MESSAGE_MAX = 300
 BACKOFF_BASE, BACKOFF_MAX = 0.1, 2.0  # seconds: the first retry within 0.2 s, none later than 2 s
 
@@ -101,6 +107,37 @@ class TwilioClient(SessionClient):
         account.pop("auth_token", None)
         return account
 
+    # -- numbers (providers.messaging.numbers.NumberProvider) ---------------------------------------------------
+
+    async def offered_numbers(self, country: str, area_code: str | None, *, limit: int) -> list[OfferedNumber]:
+        values = (area_code, "true", "true", str(limit))
+        params = {k: v for k, v in zip(SEARCH_PARAMETERS, values, strict=True) if v is not None}
+        page = await self._read("/AvailablePhoneNumbers/{CountryCode}/Local",
+                                f"{self._account_path}/AvailablePhoneNumbers/{path_segment(country)}/Local.json", params)
+        return [offered(r) for r in page.get("available_phone_numbers") or ()]
+
+    async def buy_number(self, phone_number: str, sms_url: str) -> OwnedNumber:
+        form = dict(zip(BUY_PARAMETERS, (phone_number, sms_url, "POST"), strict=True))
+        return owned(await self._send("/IncomingPhoneNumbers", f"{self._account_path}/IncomingPhoneNumbers.json", form))
+
+    async def owned_number(self, phone_number: str) -> OwnedNumber | None:
+        page = await self._read("/IncomingPhoneNumbers", f"{self._account_path}/IncomingPhoneNumbers.json",
+                                {"PhoneNumber": phone_number})
+        found = [r for r in page.get("incoming_phone_numbers") or () if r.get("phone_number") == phone_number]
+        return owned(found[0]) if found else None
+
+    async def release_number(self, reference: str) -> None:
+        where = "DELETE /IncomingPhoneNumbers/{Sid}"
+        path = f"{self._account_path}/IncomingPhoneNumbers/{path_segment(reference)}.json"
+        try:
+            async with self._http().delete(self.base_url + path) as r:
+                status, raw = r.status, await r.read()
+        except (TimeoutError, aiohttp.ClientError) as exc:
+            raise ProviderError(f"messaging provider unreachable ({where}): {self._reason(exc)}",
+                                maybe_done=not isinstance(exc, aiohttp.ClientConnectorError)) from None
+        if status >= 300 and status != 404:  # 404: no longer the account's, which is what was asked
+            raise self._failure(where, status, raw)
+
     # -- transport -----------------------------------------------------------------------------------------
 
     async def _send(self, route: str, path: str, form: dict[str, str]) -> dict[str, Any]:
@@ -113,7 +150,7 @@ class TwilioClient(SessionClient):
             # Not connected at all: nothing was sent. Anything later (a time-out, a dropped connection): it may have.
             maybe_done = not isinstance(exc, aiohttp.ClientConnectorError)
             log.warning("messaging provider %s failed (%s); not retried%s", where, type(exc).__name__,
-                        ": the text may have gone out" if maybe_done else "")
+                        ": it may have been carried out" if maybe_done else "")
             raise ProviderError(f"messaging provider unreachable ({where}): {self._reason(exc)}",
                                 maybe_done=maybe_done) from None
         return self._result(where, status, raw)

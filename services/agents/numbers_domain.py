@@ -1,13 +1,16 @@
 """Phone-number rules as plain functions: E.164, capabilities, the pool filters, compliance
-defaults, and which business a number request is about."""
+defaults, which business a number request is about, and when the pool buys numbers and gives them back."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 from contracts.agents import RING_SECONDS
 from core.contact import AREA_CODE_PATTERN, REGIONS, normalize_e164
 from core.errors import invalid
 from providers.voice.port import Forwarding
+from services.agents.records import StockPlace
 
 CAPABILITIES = ("voice_inbound", "voice_outbound", "sms_inbound", "sms_outbound", "mms")
 # `capability` filter values: a capability name, or a channel meaning both of its directions.
@@ -69,3 +72,66 @@ def check_forwarding(number: str, to: str, ring_seconds: int | None) -> Forwardi
     if not low <= ring_seconds <= high:
         raise invalid(f"forwarding.ring_seconds must be between {low} and {high}")
     return Forwarding(to, ring_seconds)
+
+
+# -- the stock of numbers bought from the SMS provider (services.agents.stock) ---------------------------------
+
+# What a bought number must do to count as stock: take calls and texts both ways (what an agent's number does).
+STOCK_CAPABILITIES = (*CAPABILITY_FILTERS["voice"], *CAPABILITY_FILTERS["sms"])
+REQUESTED, STOCKED, UNAVAILABLE = "requested", "stocked", "unavailable"
+
+
+@dataclass(frozen=True)
+class StockRules:
+    low: int  # a place with fewer free numbers than this is refilled...
+    target: int  # ...up to this many
+    idle: timedelta  # demand older than this ends the refills; a bought number free this long goes back
+    per_day: int = 100  # the most numbers bought in any 24 hours, over every place (what the platform may spend)
+
+
+@dataclass(frozen=True)
+class Purchase:
+    """What GET /available says of a place it found no free number in: the purchase asked for there."""
+    country: str
+    area_code: str | None
+    status: str  # requested | unavailable
+    requested_at: datetime
+    message: str | None
+
+
+def to_buy(free: int, rules: StockRules) -> int:
+    """How many numbers a place with `free` free numbers buys: none until it runs low, then up to the target."""
+    return rules.target - free if free < rules.low else 0
+
+
+def within_budget(wanted: int, bought_last_day: int, rules: StockRules) -> int:
+    """How many of the `wanted` numbers a refill may buy with `bought_last_day` bought in the last 24 hours: what is
+    left of the day's budget. Replicas refilling different places at once may each spend what is left, so the budget
+    can be passed by one refill at most."""
+    return max(0, min(wanted, rules.per_day - bought_last_day))
+
+
+def wanted_since(now: datetime, rules: StockRules) -> datetime:
+    """The oldest demand that still keeps a place stocked, and the newest a bought number can be idle since."""
+    return now - rules.idle
+
+
+def after_refill(free: int, bought: int, place: str, *, held_back: bool = False) -> tuple[str, str | None]:
+    """A place's state after a refill (and why, when unavailable): unavailable only when it has no free number
+    and the provider offered none; still requested when the day's budget held the purchase back."""
+    if held_back and free + bought == 0:
+        return REQUESTED, None
+    if free + bought == 0:
+        return UNAVAILABLE, f"the SMS provider has no number for sale in {place}; asked again every round"
+    return STOCKED, None
+
+
+def purchase_of(place: StockPlace) -> Purchase:
+    """A requested place as GET /available tells it: `requested`, or `unavailable` with why."""
+    unavailable = place.state == UNAVAILABLE
+    return Purchase(place.country, place.area_code or None, UNAVAILABLE if unavailable else REQUESTED,
+                    place.requested_at, place.message if unavailable else None)
+
+
+def place_name(country: str, area_code: str) -> str:
+    return f"{country} area code {area_code}" if area_code else country

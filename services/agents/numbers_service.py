@@ -8,9 +8,12 @@ carries our server rather than an assistant: each inbound call asks us which age
 (services.calls), so re-pointing a number to another agent is a database change only. Ring-first forwarding
 is the provider number's ringing hook, so setting it holds the number's lease while the provider changes the
 number (and puts it back if our write then fails). Releasing holds the lease while the provider deletes it.
+A first page of free numbers in a country (and area code) with none asks for a purchase there, which the stock job
+(services.agents.stock) makes; taking a number keeps its area code stocked from then on.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
@@ -26,6 +29,7 @@ from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.voice.port import Forwarding, VoiceProvider
 from services.agents import numbers_domain
+from services.agents.numbers_domain import Purchase
 from services.agents.records import NumberCount, NumberRoute, PhoneNumber
 from services.agents.repository import AgentsUnit, NumbersRepository, numbers_of
 from switchboard.v1 import events_pb2
@@ -54,13 +58,14 @@ def _forwarding_of(row: Any) -> Forwarding | None:
 
 class Numbers:
     def __init__(self, uow: UnitOfWork[AgentsUnit], voice: VoiceProvider, trial_numbers: int, *,
-                 standings: Standings | None = None):
+                 standings: Standings | None = None, stock_wanted: Callable[[], None] | None = None):
         self.uow = uow  # the pool and the businesses' numbers (services.agents.repository)
         # May the business take a number, and is it in its trial (core.standings): the signup's provisioning saga
         # takes one acting for the business, with no standing in its token.
         self.standings = standings or carried_only()
         self.trial_numbers = trial_numbers
         self.voice = voice  # imports our numbers; asks us which agent answers each inbound call
+        self.stock_wanted = stock_wanted  # a purchase was asked for: the stock job's next round starts now
 
     # -- reads -----------------------------------------------------------------------
 
@@ -75,8 +80,9 @@ class Numbers:
                                                               page)
 
     async def available(self, country: str | None, area_code: str | None, capability: str | None,
-                        after: str | None, limit: int) -> Paged:
-        """Free numbers of the pool in (country, area code, number) order, after the number `after`."""
+                        after: str | None, limit: int) -> tuple[Paged, Purchase | None]:
+        """Free numbers of the pool in (country, area code, number) order, after the number `after`; when a first
+        page in a country (and area code) finds none, the purchase this asks for there (services.agents.stock)."""
         tenant.require_account()
         place = None
         if after:
@@ -89,7 +95,14 @@ class Numbers:
                 numbers_domain.check_country(country) if country else None,
                 numbers_domain.check_area_code(area_code) if area_code else None,
                 numbers_domain.capability_filter(capability) if capability else (), place, limit + 1)
-        return split_page(rows, limit)
+        paged = split_page(rows, limit)
+        if paged.rows or after or not country:
+            return paged, None
+        async with self.uow.transaction() as work:
+            requested = await work.stock.request(country, area_code or "", utcnow())
+        if self.stock_wanted is not None:
+            self.stock_wanted()
+        return paged, numbers_domain.purchase_of(requested)
 
     async def route(self, phone_number: str) -> NumberRoute:
         """Who answers an inbound call on this number (asked for by the provider, so with no caller)."""
@@ -130,8 +143,10 @@ class Numbers:
             async with self.uow.transaction() as work:
                 if in_trial:
                     await self._check_trial_allowance(work.numbers, business_id)
+                now = utcnow()
                 row = await self._leased_update(work.numbers, row.id, token, business_id=business_id, agent_id=agent_id,
-                                                provider_phone_number_id=imported, assigned_at=utcnow())
+                                                provider_phone_number_id=imported, assigned_at=now)
+                await work.stock.note_demand(row.country, row.area_code, now)
                 work.emit(_number_event(events_pb2.PhoneNumberAssigned, row, business_id, agent_id),
                                 business_id)
         except BaseException:
@@ -203,7 +218,8 @@ class Numbers:
             async with self.uow.transaction() as work:
                 await self._leased_update(
                     work.numbers, row.id, token, business_id=None, agent_id=None, provider_phone_number_id=None,
-                    assigned_at=None, forward_to=None, ring_seconds=None, a2p_status=numbers_domain.initial_a2p_status(row.country, row.capabilities),
+                    assigned_at=None, pooled_at=utcnow(), forward_to=None, ring_seconds=None,
+                    a2p_status=numbers_domain.initial_a2p_status(row.country, row.capabilities),
                     emergency_status=numbers_domain.initial_emergency_status(row.country, row.capabilities),
                     emergency_address=None)
                 work.emit(_number_event(events_pb2.PhoneNumberReleased, row, business_id,

@@ -1,4 +1,5 @@
-"""The number pool: carrier numbers the platform holds and hands out to businesses.
+"""The number pool's static inventory: carrier numbers listed in a file, for the local stack (production buys its
+numbers from the SMS provider: services.agents.stock).
 
 The inventory is a JSON file (`NUMBER_POOL_FILE`) of
 `{"numbers": [{"phone_number", "capabilities": [...], "locality"?, "blocked"?, "block_reason"?}]}`;

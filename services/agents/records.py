@@ -90,6 +90,25 @@ class PhoneNumber:
     created_at: datetime
     forward_to: str | None
     ring_seconds: int | None
+    provider_ref: str | None
+    pooled_at: datetime | None
+    lease_token: str | None
+    lease_until: datetime | None
+
+
+@dataclass(frozen=True)
+class StockPlace:
+    """A country and area code ("": anywhere in the country) the pool keeps bought numbers in (schema.number_stock):
+    `state` requested, stocked or unavailable (`message` says why)."""
+
+    id: str
+    country: str
+    area_code: str
+    state: str
+    requested_at: datetime
+    demand_at: datetime
+    checked_at: datetime | None
+    message: str | None
     lease_token: str | None
     lease_until: datetime | None
 

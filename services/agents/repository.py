@@ -9,8 +9,10 @@ and releases it through the repository); the final write applies only while the 
 
 The phone-number use cases (numbers_service.py) keep the pool and the businesses' numbers in `NumbersRepository`
 (`SqlNumbers`), the same way: an assign, a forwarding change or a release holds the number's lease while the
-provider changes it, and the pool is filled (pool.py) through it too. The use cases reach both through their unit of
-work (`AgentsUnit`, made by `agents_units`), which also writes the events they raise."""
+provider changes it, and the pool is filled (pool.py, stock.py) through it too. The places the pool keeps a stock of
+bought numbers in are in `StockRepository` (`SqlStock`), leased by the stock job while it refills one. The use cases
+reach all three through their unit of work (`AgentsUnit`, made by `agents_units`), which also writes the events they
+raise."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
@@ -24,8 +26,17 @@ from core.db import lock_until_commit
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Connections, Unit, UnitOfWork
 from services.agents import store
-from services.agents.records import Agent, AgentSummary, CallerNumber, NumberCount, NumberRoute, PhoneNumber, Version
-from services.agents.schema import agent_versions, agents, outbox, phone_numbers
+from services.agents.records import (
+    Agent,
+    AgentSummary,
+    CallerNumber,
+    NumberCount,
+    NumberRoute,
+    PhoneNumber,
+    StockPlace,
+    Version,
+)
+from services.agents.schema import agent_versions, agents, number_stock, outbox, phone_numbers
 
 
 class AgentsRepository(leases.Lessor, Protocol):
@@ -167,6 +178,38 @@ class NumbersRepository(leases.Lessor, Protocol):
     async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
         """Add the pool's numbers not held yet (every row naming the same columns); how many were added."""
 
+    async def free_in_place(self, country: str, area_code: str, capabilities: tuple[str, ...]) -> int:
+        """How many free (not held, not blocked) numbers with these capabilities a stock place has: its country, in
+        its area code unless that is ""."""
+
+    async def bought_since(self, since: datetime) -> int:
+        """How many numbers bought from the provider entered the pool at or after `since` and are still held."""
+
+    async def idle(self, cutoff: datetime, limit: int) -> list[PhoneNumber]:
+        """Bought numbers (provider_ref set), free and not leased, in the pool since before `cutoff` (pooled_at, else
+        created_at), in a place with no demand since then (no stock place of their country, area code or whole
+        country, with demand_at at or after it); oldest first."""
+
+    async def remove_leased(self, number_id: str, token: str) -> bool:
+        """Delete a free number while `token` holds its lease; whether it was deleted."""
+
+
+class StockRepository(leases.Lessor, Protocol):
+    """The stock places (schema.number_stock); a place is refilled under its lease."""
+
+    async def request(self, country: str, area_code: str, now: datetime) -> StockPlace:
+        """Ask for numbers in a place: made `requested` if new; else its demand noted and, if `stocked`, requested
+        again at `now` (an `unavailable` one stays so until numbers are found)."""
+
+    async def note_demand(self, country: str, area_code: str, now: datetime) -> None:
+        """A number of this place was taken: its demand is `now` (made `stocked` if new)."""
+
+    async def wanted(self, since: datetime) -> list[StockPlace]:
+        """Places not leased with demand at or after `since`, longest requested first."""
+
+    async def settle(self, place_id: str, token: str, values: dict[str, Any]) -> StockPlace | None:
+        """The place after `values`, its lease ended, or None when the lease is no longer `token`'s."""
+
 
 class SqlNumbers:
     """`NumbersRepository` on a unit of work's connection (core.uow.Database)."""
@@ -220,6 +263,43 @@ class SqlNumbers:
     async def add_to_pool(self, rows: list[dict[str, Any]], now: datetime) -> int:
         return await store.add_to_pool(self.conn, rows, now)
 
+    async def free_in_place(self, country: str, area_code: str, capabilities: tuple[str, ...]) -> int:
+        return await store.free_in_place(self.conn, country, area_code, capabilities)
+
+    async def bought_since(self, since: datetime) -> int:
+        return await store.bought_since(self.conn, since)
+
+    async def idle(self, cutoff: datetime, limit: int) -> list[PhoneNumber]:
+        return [_number(row) for row in await store.idle_numbers(self.conn, cutoff, limit)]
+
+    async def remove_leased(self, number_id: str, token: str) -> bool:
+        return await store.delete_leased_free_number(self.conn, number_id, token)
+
+
+class SqlStock:
+    """`StockRepository` on a unit of work's connection."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def request(self, country: str, area_code: str, now: datetime) -> StockPlace:
+        return _place(await store.request_stock(self.conn, country, area_code, now))
+
+    async def note_demand(self, country: str, area_code: str, now: datetime) -> None:
+        await store.note_demand(self.conn, country, area_code, now)
+
+    async def wanted(self, since: datetime) -> list[StockPlace]:
+        return [_place(row) for row in await store.wanted_places(self.conn, since)]
+
+    async def take_lease(self, row_id: str, duration: timedelta) -> str | None:
+        return await leases.take(self.conn, number_stock, row_id, duration)
+
+    async def release_lease(self, row_id: str, token: str) -> None:
+        await leases.release_on(self.conn, number_stock, row_id, token)
+
+    async def settle(self, place_id: str, token: str, values: dict[str, Any]) -> StockPlace | None:
+        return records.or_none(_place, await store.leased_place_update(self.conn, place_id, token, values))
+
 
 def _agent(row: Any) -> Agent:
     return records.record(Agent, row._mapping)
@@ -241,22 +321,29 @@ def _route(row: Any) -> NumberRoute:
     return records.record(NumberRoute, row._mapping)
 
 
+def _place(row: Any) -> StockPlace:
+    return records.record(StockPlace, row._mapping)
+
+
 class AgentsUnit(Unit):
-    """The agents use cases' unit of work (core.uow.UnitOfWork): their agents and phone numbers on one transaction's
-    or read's handle (`agents_on` and `numbers_on` build the repositories: the SQL ones, or the fast tier's
-    twins)."""
+    """The agents use cases' unit of work (core.uow.UnitOfWork): their agents, phone numbers and the pool's stock
+    places on one transaction's or read's handle (`agents_on`, `numbers_on` and `stock_on` build the repositories:
+    the SQL ones, or the fast tier's twins)."""
 
     def __init__(self, handle: Any, agents_on: Callable[[Any], AgentsRepository] = SqlAgents,
-                 numbers_on: Callable[[Any], NumbersRepository] = SqlNumbers):
+                 numbers_on: Callable[[Any], NumbersRepository] = SqlNumbers,
+                 stock_on: Callable[[Any], StockRepository] = SqlStock):
         super().__init__()
         self.agents = agents_on(handle)
         self.numbers = numbers_on(handle)
+        self.stock = stock_on(handle)
 
 
 def agents_units(connections: Connections, agents_on: Callable[[Any], AgentsRepository] = SqlAgents,
-                 numbers_on: Callable[[Any], NumbersRepository] = SqlNumbers) -> UnitOfWork[AgentsUnit]:
+                 numbers_on: Callable[[Any], NumbersRepository] = SqlNumbers,
+                 stock_on: Callable[[Any], StockRepository] = SqlStock) -> UnitOfWork[AgentsUnit]:
     """The agents service's unit of work on `connections`; the events its units raise go to the agents outbox."""
-    return UnitOfWork(connections, lambda handle: AgentsUnit(handle, agents_on, numbers_on), outbox)
+    return UnitOfWork(connections, lambda handle: AgentsUnit(handle, agents_on, numbers_on, stock_on), outbox)
 
 
 def agents_of(work: AgentsUnit) -> AgentsRepository:

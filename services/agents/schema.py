@@ -103,11 +103,34 @@ phone_numbers = sa.Table(
     # Ring-first forwarding (both set or neither): offered to forward_to for ring_seconds, then the agent answers.
     sa.Column("forward_to", sa.Text),
     sa.Column("ring_seconds", sa.Integer),
+    # A number bought from the SMS provider (services.agents.stock): its reference there (Twilio's PN sid), which
+    # releases it; None for the pool file's numbers. pooled_at: when it last went (back) into the pool (None: when
+    # it was added), so that one left free too long is given back.
+    sa.Column("provider_ref", sa.Text),
+    sa.Column("pooled_at", Ts),
     sa.CheckConstraint("(forward_to IS NULL) = (ring_seconds IS NULL)", name="phone_numbers_forwarding_whole"),
     # One assign, re-point or release at a time while the provider number changes (core.leases).
     *lease_columns(),
     sa.Index("phone_numbers_business", "business_id"),
     sa.Index("phone_numbers_pool", "country", "area_code", postgresql_where=sa.text("business_id IS NULL")),
+)
+
+# Where the pool keeps a stock of numbers bought from the SMS provider: a country and area code ("": anywhere in the
+# country) someone asked for and found none free (the purchase request, `requested`), or took a number of. The
+# stock job (services.agents.stock) refills each while demand_at is recent, under the row's lease, and notes how it
+# went: `stocked`, or `unavailable` with the provider's answer in message.
+number_stock = sa.Table(
+    "number_stock", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("country", sa.Text, nullable=False),
+    sa.Column("area_code", sa.Text, nullable=False),
+    sa.Column("state", sa.Text, nullable=False),
+    sa.Column("requested_at", Ts, nullable=False),
+    sa.Column("demand_at", Ts, nullable=False),
+    sa.Column("checked_at", Ts),
+    sa.Column("message", sa.Text),
+    *lease_columns(),
+    sa.UniqueConstraint("country", "area_code", name="number_stock_place"),
 )
 
 outbox = outbox_table(metadata, SCHEMA)

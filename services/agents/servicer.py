@@ -3,6 +3,7 @@ numbers_service), results into replies."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, clamp_limit
 from core.sealing import SecretBox
 from providers import configured
+from providers.messaging.webhooks import INBOUND_PATH
 from services.agents import domain, numbers_domain, teardown_consumer
 from services.agents import tools as agent_tools
 from services.agents.evals_port import GrpcEvalGate
@@ -24,6 +26,7 @@ from services.agents.pool import PoolLoader
 from services.agents.records import Agent, AgentSummary, Version
 from services.agents.repository import agents_units
 from services.agents.service import Agents, AgentView, Written
+from services.agents.stock import NumberStock
 from services.agents.tool_runs import CustomTools
 from switchboard.v1 import agents_pb2, agents_pb2_grpc, common_pb2
 
@@ -252,11 +255,16 @@ class AgentsServicer(agents_pb2_grpc.AgentsServicer):
 
     async def ListAvailableNumbers(self, request: agents_pb2.ListAvailableNumbersRequest,
                                    context: Context) -> agents_pb2.ListAvailableNumbersReply:
-        paged = await self.numbers.available(optional(request, "country"), optional(request, "area_code"),
-                                             optional(request, "capability"), optional(request, "after"),
-                                             clamp_limit(request.limit, *numbers_domain.AVAILABLE_PAGE))
-        return agents_pb2.ListAvailableNumbersReply(numbers=[available_message(r) for r in paged.rows],
-                                                    page=paged.info())
+        paged, purchase = await self.numbers.available(optional(request, "country"), optional(request, "area_code"),
+                                                       optional(request, "capability"), optional(request, "after"),
+                                                       clamp_limit(request.limit, *numbers_domain.AVAILABLE_PAGE))
+        reply = agents_pb2.ListAvailableNumbersReply(numbers=[available_message(r) for r in paged.rows],
+                                                     page=paged.info())
+        if purchase is not None:
+            reply.purchase.CopyFrom(agents_pb2.NumberPurchase(country=purchase.country, area_code=purchase.area_code,
+                                                              status=purchase.status, message=purchase.message))
+            set_timestamp(reply.purchase, "requested_at", purchase.requested_at)
+        return reply
 
     async def GetAgentTools(self, request: agents_pb2.GetAgentToolsRequest, context: Context) -> agents_pb2.AgentTools:
         row, tools = await self.agents.tools(request.agent_id)
@@ -325,8 +333,14 @@ def build(runtime: Runtime) -> AgentsServicer:
                     allow_loopback)
     custom_tools = CustomTools(units, box, allow_loopback)
     runtime.closing(custom_tools)
+    stock = NumberStock(units, runtime.closing(configured.sms(s)), s.public_base_url + INBOUND_PATH,
+                        numbers_domain.StockRules(s.number_stock_low, s.number_stock_target,
+                                                  timedelta(days=s.number_idle_release_days),
+                                                  s.number_purchases_per_day),
+                        interval=s.number_stock_interval_seconds)
+    runtime.run(stock)
     numbers = Numbers(units, voice, s.trial_pool_numbers,
-                      standings=standings.heard_by(runtime))
+                      standings=standings.heard_by(runtime), stock_wanted=stock.wake)
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
                     filter_subject=teardown_consumer.SUBJECT)
     return AgentsServicer(agents, numbers, custom_tools)

@@ -16,6 +16,7 @@ from services.agents.records import CallerNumber
 from services.agents.schema import (
     agent_versions,
     agents,
+    number_stock,
     phone_numbers,
     prompt_history,
 )
@@ -190,3 +191,84 @@ async def add_to_pool(conn: AsyncConnection, rows: list[dict[str, Any]], now: da
         insert(phone_numbers).values([{**r, "id": new_id(), "created_at": now} for r in rows])
         .on_conflict_do_nothing(index_elements=["phone_number"]).returning(phone_numbers.c.id))
     return len(result.all())
+
+
+# -- the stock of numbers bought from the SMS provider (services.agents.stock) ----------------------------------
+
+def _in_place(country: str, area_code: str) -> sa.ColumnElement[bool]:
+    """Numbers of a stock place: its country, and its area code unless it is "" (anywhere in the country)."""
+    pn = phone_numbers.c
+    return sa.and_(pn.country == country, *((pn.area_code == area_code,) if area_code else ()))
+
+
+async def free_in_place(conn: AsyncConnection, country: str, area_code: str, capabilities: tuple[str, ...]) -> int:
+    """Free pool numbers of a stock place with these capabilities (leased ones count: a lease ends)."""
+    pn = phone_numbers.c
+    query = sa.select(sa.func.count()).where(pn.business_id.is_(None), pn.blocked.is_(False),
+                                             _in_place(country, area_code))
+    for cap in capabilities:
+        query = query.where(pn.capabilities[cap].as_boolean().is_(True))
+    return await conn.scalar(query) or 0
+
+
+async def bought_since(conn: AsyncConnection, since: datetime) -> int:
+    """Numbers bought from the provider and pooled at or after `since` (those given back since are not counted)."""
+    pn = phone_numbers.c
+    return await conn.scalar(sa.select(sa.func.count()).where(pn.provider_ref.is_not(None), pn.pooled_at >= since)) \
+        or 0
+
+
+async def idle_numbers(conn: AsyncConnection, cutoff: datetime, limit: int) -> list[Any]:
+    """Bought numbers free since before `cutoff` where no stock place has had demand since then."""
+    pn, st = phone_numbers.c, number_stock.c
+    wanted = sa.exists().where(st.country == pn.country, sa.or_(st.area_code == "", st.area_code == pn.area_code),
+                               st.demand_at >= cutoff)
+    query = (sa.select(phone_numbers)
+             .where(pn.provider_ref.is_not(None), pn.business_id.is_(None), leases.free(phone_numbers),
+                    sa.func.coalesce(pn.pooled_at, pn.created_at) < cutoff, ~wanted)
+             .order_by(pn.created_at, pn.id).limit(limit))
+    return list((await conn.execute(query)).all())
+
+
+async def delete_leased_free_number(conn: AsyncConnection, number_id: Any, token: str) -> bool:
+    """Delete a free number whose lease `token` still holds; whether it was."""
+    pn = phone_numbers.c
+    return (await conn.execute(phone_numbers.delete().where(pn.id == number_id, pn.business_id.is_(None),
+                                                            leases.held(phone_numbers, token)))).rowcount == 1
+
+
+def _upsert_place(country: str, area_code: str, now: datetime, state: str) -> Any:
+    return insert(number_stock).values(id=new_id(), country=country, area_code=area_code, state=state,
+                                       requested_at=now, demand_at=now)
+
+
+async def request_stock(conn: AsyncConnection, country: str, area_code: str, now: datetime) -> Any:
+    """A purchase asked for in a place: its row, made if new; demand noted now, and a stocked place requested
+    again (an unavailable one stays so until the job finds numbers)."""
+    statement = _upsert_place(country, area_code, now, "requested")
+    stocked = number_stock.c.state == "stocked"
+    statement = statement.on_conflict_do_update(
+        constraint="number_stock_place",
+        set_={"demand_at": now, "state": sa.case((stocked, "requested"), else_=number_stock.c.state),
+              "requested_at": sa.case((stocked, now), else_=number_stock.c.requested_at)})
+    return (await conn.execute(statement.returning(number_stock))).first()
+
+
+async def note_demand(conn: AsyncConnection, country: str, area_code: str, now: datetime) -> None:
+    """A number of this place was taken: the place is kept stocked from now on (made `stocked` if new)."""
+    await conn.execute(_upsert_place(country, area_code, now, "stocked").on_conflict_do_update(
+        constraint="number_stock_place", set_={"demand_at": now}))
+
+
+async def wanted_places(conn: AsyncConnection, since: datetime) -> list[Any]:
+    """Stock places with demand since `since`, not leased, longest requested first."""
+    st = number_stock.c
+    return list((await conn.execute(sa.select(number_stock).where(st.demand_at >= since, leases.free(number_stock))
+                                    .order_by(st.requested_at, st.id))).all())
+
+
+async def leased_place_update(conn: AsyncConnection, place_id: Any, token: str, values: dict[str, Any]) -> Any:
+    """Write a stock place and end its lease, if `token` still holds it (else None)."""
+    return (await conn.execute(number_stock.update().where(number_stock.c.id == place_id,
+                                                           leases.held(number_stock, token))
+                               .values(**values, **leases.RELEASED).returning(number_stock))).first()

@@ -246,16 +246,20 @@ async def test_x402_signup_is_provisioned_inline(api):
 # -- never half-made --------------------------------------------------------------------------------------
 
 @pytest.fixture
-async def empty_pool(db):
-    """Every free number of the pool held back (blocked) until released."""
-    held = [r["phone_number"] for r in await db.fetch(
-        "UPDATE agents.phone_numbers SET blocked = true, block_reason = 'held by a test' "
-        "WHERE business_id IS NULL AND NOT blocked RETURNING phone_number")]
+async def empty_pool(db, sms, held_pool):
+    """Every free number of the pool held back (blocked), and none for sale at the SMS provider where the pool
+    buys them (its stock places, and the whole of the US where signup looks), until released."""
+    places = {("US", ""), *((r["country"], r["area_code"]) for r in await db.fetch(
+        "SELECT country, area_code FROM agents.number_stock"))}
+    for country, area_code in places:
+        status, body = await sms.control("POST", "/available-numbers",
+                                         {"country": country, "count": 0, **({"area_code": area_code} if area_code
+                                                                            else {})})
+        assert status == 201, body
 
     async def release():
-        await db.execute("UPDATE agents.phone_numbers SET blocked = false, block_reason = NULL "
-                         "WHERE phone_number = ANY($1::text[])", held)
-        held.clear()
+        await held_pool()
+        await sms.control("DELETE", "/available-numbers")
     try:
         yield release
     finally:

@@ -1,5 +1,5 @@
-"""services.agents.repository.AgentsRepository and NumbersRepository in memory, on a MemoryDatabase's handle
-(store.agents, agent_versions, prompt_history and phone_numbers)."""
+"""services.agents.repository.AgentsRepository, NumbersRepository and StockRepository in memory, on a
+MemoryDatabase's handle (store.agents, agent_versions, prompt_history, phone_numbers and number_stock)."""
 from __future__ import annotations
 
 import sqlalchemy as sa
@@ -7,8 +7,17 @@ import sqlalchemy as sa
 from core import leases
 from core.ids import new_id, utcnow
 from core.records import or_none, record
-from services.agents.records import Agent, AgentSummary, CallerNumber, NumberCount, NumberRoute, PhoneNumber, Version
-from services.agents.schema import agent_versions, agents, phone_numbers, prompt_history
+from services.agents.records import (
+    Agent,
+    AgentSummary,
+    CallerNumber,
+    NumberCount,
+    NumberRoute,
+    PhoneNumber,
+    StockPlace,
+    Version,
+)
+from services.agents.schema import agent_versions, agents, number_stock, phone_numbers, prompt_history
 from tests.memory import MemoryConnection, Record, insert, page_of, release_lease, take_lease, update
 
 
@@ -96,6 +105,7 @@ class MemoryNumbers:
     def __init__(self, conn: MemoryConnection):
         self.numbers = conn.rows(phone_numbers)
         self.agents = conn.rows(agents)
+        self.stock = conn.rows(number_stock)
 
     async def page(self, business_ids, phone_number, page):
         return page_of([row for row in self.numbers.values() if row["business_id"] in business_ids
@@ -172,6 +182,80 @@ class MemoryNumbers:
             insert(self.numbers, phone_numbers, {**row, "id": new_id(), "created_at": now})
         return len(fresh)
 
+    async def free_in_place(self, country, area_code, capabilities):
+        return len([row for row in self.numbers.values() if row["business_id"] is None and not row["blocked"]
+                    and row["country"] == country and area_code in ("", row["area_code"])
+                    and all(row["capabilities"].get(cap) is True for cap in capabilities)])
+
+    async def bought_since(self, since):
+        return len([row for row in self.numbers.values()
+                    if row["provider_ref"] is not None and row.get("pooled_at") and row["pooled_at"] >= since])
+
+    async def idle(self, cutoff, limit):
+        places = self.stock.values()
+
+        def wanted(row):
+            return any(p["country"] == row["country"] and p["area_code"] in ("", row["area_code"])
+                       and p["demand_at"] >= cutoff for p in places)
+
+        found = [row for row in self.numbers.values()
+                 if row["provider_ref"] is not None and row["business_id"] is None
+                 and (row["lease_until"] is None or row["lease_until"] < utcnow())
+                 and (row["pooled_at"] or row["created_at"]) < cutoff and not wanted(row)]
+        return [_number(row) for row in sorted(found, key=lambda r: (r["created_at"], r["id"]))[:limit]]
+
+    async def remove_leased(self, number_id, token):
+        row = self.numbers.get((number_id,))
+        if row is None or row["business_id"] is not None or row["lease_token"] != token:
+            return False
+        del self.numbers[(number_id,)]
+        return True
+
+
+class MemoryStock:
+    def __init__(self, conn: MemoryConnection):
+        self.places = conn.rows(number_stock)
+
+    def _at(self, country, area_code):
+        return next((row for row in self.places.values() if (row["country"], row["area_code"]) == (country,
+                                                                                                   area_code)), None)
+
+    async def request(self, country, area_code, now):
+        row = self._at(country, area_code)
+        if row is None:
+            row = insert(self.places, number_stock, {"id": new_id(), "country": country, "area_code": area_code,
+                                                     "state": "requested", "requested_at": now, "demand_at": now})
+        elif row["state"] == "stocked":
+            update(number_stock, row, {"demand_at": now, "state": "requested", "requested_at": now})
+        else:
+            update(number_stock, row, {"demand_at": now})
+        return _place(row)
+
+    async def note_demand(self, country, area_code, now):
+        row = self._at(country, area_code)
+        if row is None:
+            insert(self.places, number_stock, {"id": new_id(), "country": country, "area_code": area_code,
+                                               "state": "stocked", "requested_at": now, "demand_at": now})
+        else:
+            update(number_stock, row, {"demand_at": now})
+
+    async def wanted(self, since):
+        found = [row for row in self.places.values() if row["demand_at"] >= since
+                 and (row["lease_until"] is None or row["lease_until"] < utcnow())]
+        return [_place(row) for row in sorted(found, key=lambda r: (r["requested_at"], r["id"]))]
+
+    async def take_lease(self, row_id, duration):
+        return take_lease(number_stock, self.places.get((row_id,)), duration)
+
+    async def release_lease(self, row_id, token) -> None:
+        release_lease(number_stock, self.places.get((row_id,)), token)
+
+    async def settle(self, place_id, token, values):
+        row = self.places.get((place_id,))
+        if row is None or row["lease_token"] != token:
+            return None
+        return _place(update(number_stock, row, {**values, **leases.RELEASED})._mapping)
+
 
 def _agent(row: dict) -> Agent:
     """The stored row as the SQL repository returns it (a copy: changing it changes nothing stored)."""
@@ -184,3 +268,7 @@ def _version(row: dict) -> Version:
 
 def _number(row: dict) -> PhoneNumber:
     return record(PhoneNumber, Record(row)._mapping)
+
+
+def _place(row: dict) -> StockPlace:
+    return record(StockPlace, Record(row)._mapping)

@@ -10,7 +10,7 @@ from services.accounts.billing_repository import SqlBilling
 from services.accounts.oauth_repository import SqlOAuth
 from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.repository import PooledAccounts, SqlAccounts
-from services.agents.repository import SqlAgents, SqlNumbers
+from services.agents.repository import SqlAgents, SqlNumbers, SqlStock
 from services.calls.repository import SqlCalls
 from services.evals.repository import SqlRuns as SqlEvalRuns
 from services.evals.repository import SqlScenarios
@@ -203,6 +203,10 @@ class TestSqlNumbers(NumbersRepositoryContract):
     @pytest.fixture
     def numbers_in(self):
         return SqlNumbers
+
+    @pytest.fixture
+    def stock_in(self):
+        return SqlStock
 
     @pytest.fixture
     def agents_in(self):

@@ -24,7 +24,7 @@ from services.agents.repository import agents_units
 from services.agents.schema import phone_numbers, prompt_history
 from services.agents.service import Agents
 from tests.memory import MemoryDatabase, insert
-from tests.memory.agents import MemoryAgents, MemoryNumbers
+from tests.memory.agents import MemoryAgents, MemoryNumbers, MemoryStock
 from tests.service.fakes import EvalGateVerdicts
 
 BOX = SecretBox(derive_sealing_key("fast-tier-server-secret"))
@@ -45,7 +45,7 @@ def caller(business_id) -> Tenant:
 @pytest.fixture
 def agents(database, voice_port, gate, caller):
     with acting_as(caller):
-        yield Agents(agents_units(database, MemoryAgents, MemoryNumbers), voice_port, gate, 5.0, BOX,
+        yield Agents(agents_units(database, MemoryAgents, MemoryNumbers, MemoryStock), voice_port, gate, 5.0, BOX,
                      allow_loopback=True)
 
 
@@ -287,7 +287,7 @@ async def numbers(database, voice_port, caller):
                 "capabilities": {"voice_inbound": True, "sms_outbound": True}, "a2p_status": "not_started",
                 "emergency_status": "not_set", "created_at": utcnow()})
     with acting_as(caller):
-        yield Numbers(agents_units(database, MemoryAgents, MemoryNumbers), voice_port, trial_numbers=1)
+        yield Numbers(agents_units(database, MemoryAgents, MemoryNumbers, MemoryStock), voice_port, trial_numbers=1)
 
 
 async def provider_numbers(voice) -> list:
@@ -299,7 +299,7 @@ async def provider_numbers(voice) -> list:
 async def test_a_number_is_assigned_once_with_its_provider_number_within_the_trials_allowance(
         numbers, agents, database, voice, business_id):
     agent = await make(agents, business_id)
-    assert [r.phone_number for r in (await numbers.available("US", "415", None, None, 10)).rows] == list(POOL[:2])
+    assert [r.phone_number for r in (await numbers.available("US", "415", None, None, 10))[0].rows] == list(POOL[:2])
     row = await numbers.assign(None, POOL[0], agent.id)
     [imported] = await provider_numbers(voice)
     assert (row.business_id, row.agent_id, row.provider_phone_number_id, row.lease_token) == (
@@ -322,7 +322,7 @@ async def test_an_assign_the_provider_refuses_leaves_the_number_free(numbers, vo
     await voice.fail_next("POST", "/phone-number", 500)
     with pytest.raises(ProviderError):
         await numbers.assign(None, POOL[0], None)
-    assert POOL[0] in [r.phone_number for r in (await numbers.available("US", "415", None, None, 10)).rows]
+    assert POOL[0] in [r.phone_number for r in (await numbers.available("US", "415", None, None, 10))[0].rows]
     assert (await numbers.assign(None, POOL[0], None)).provider_phone_number_id
 
 
@@ -361,7 +361,7 @@ async def test_a_released_number_goes_back_to_the_pool_and_leaves_the_provider(n
     assert await numbers.release(None, POOL[0]) == (POOL[0], business_id)
     assert await provider_numbers(voice) == []
     assert [e["type"] for e in database.events] == ["phone_number.assigned", "phone_number.released"]
-    assert POOL[0] in [r.phone_number for r in (await numbers.available("US", "415", None, None, 10)).rows]
+    assert POOL[0] in [r.phone_number for r in (await numbers.available("US", "415", None, None, 10))[0].rows]
     with pytest.raises(ServiceError) as gone:
         await numbers.release(None, POOL[0])
     assert gone.value.code == "not_found"

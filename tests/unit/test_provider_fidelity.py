@@ -22,7 +22,11 @@ from services.messaging import domain as messaging_domain
 
 DOCUMENT = {
     "paths": {"/Messages.json": {"post": {"requestBody": {"content": {"application/x-www-form-urlencoded": {
-        "schema": {"type": "object", "properties": {"To": {"type": "string"}, "Body": {"type": "string"}}}}}}}}},
+        "schema": {"type": "object", "properties": {"To": {"type": "string"}, "Body": {"type": "string"}}}}}}}},
+              "/Numbers/{Country}.json": {"get": {"parameters": [
+                  {"name": "Country", "in": "path", "schema": {"type": "string"}},
+                  {"name": "AreaCode", "in": "query", "schema": {"type": "integer"}},
+                  {"name": "PageSize", "in": "query", "schema": {"type": "integer"}}]}}},
     "components": {"schemas": {
         "Customer": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 40}}},
         "Base": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 40}}},
@@ -54,6 +58,14 @@ def test_properties_differ_both_ways_unless_only_within_is_claimed():
     ]
     assert keys([Properties("voice", "ours", frozenset({"name"}), "Call", exact=False)], doc) == []
     assert keys([Properties("voice", "ours", frozenset({"To", "Body"}), "POST /Messages.json")], doc) == []
+
+
+def test_a_reads_query_parameters_are_its_properties():
+    doc = OpenApi(DOCUMENT)
+    assert keys([Properties("voice", "ours", frozenset({"AreaCode", "Country", "Near"}), "GET /Numbers/{Country}.json")],
+                doc) == ["GET /Numbers/{Country}.json: accepts 'Country', which the provider does not define",
+                         "GET /Numbers/{Country}.json: accepts 'Near', which the provider does not define",
+                         "GET /Numbers/{Country}.json: refuses 'PageSize', which the provider accepts"]
 
 
 def test_a_field_we_send_or_read_must_not_be_deprecated():

@@ -5,7 +5,7 @@ import pytest
 from services.messaging.repositories.unit import MessagingUnit
 from tests.memory import insert
 from tests.memory.accounts import MemoryAccounts, MemoryHotPath, MemoryOAuth, MemoryProvisioning
-from tests.memory.agents import MemoryAgents, MemoryNumbers
+from tests.memory.agents import MemoryAgents, MemoryNumbers, MemoryStock
 from tests.memory.billing import MemoryBilling
 from tests.memory.calls import MemoryCalls
 from tests.memory.evals import MemoryRuns as MemoryEvalRuns
@@ -177,6 +177,10 @@ class TestMemoryNumbers(NumbersRepositoryContract):
     @pytest.fixture
     def numbers_in(self):
         return MemoryNumbers
+
+    @pytest.fixture
+    def stock_in(self):
+        return MemoryStock
 
     @pytest.fixture
     def agents_in(self):

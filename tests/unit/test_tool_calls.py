@@ -25,7 +25,7 @@ from services.calls.ports import AgentTool, CustomToolRun
 from services.calls.repository import calls_units
 from services.calls.tools_service import END_CALL_RESULT, NOT_THIS_CALL, UNAVAILABLE, ToolCalls
 from tests.integration.servers import serving
-from tests.memory.agents import MemoryAgents, MemoryNumbers
+from tests.memory.agents import MemoryAgents, MemoryNumbers, MemoryStock
 from tests.memory.calls import MemoryCalls
 from tests.service.fakes import CallerLeads, CallsNeighbours, EvalGateVerdicts, idle_builtins
 from tests.storage_contracts import call_values
@@ -230,7 +230,7 @@ def custom(name: str, url: str, timeout_ms: int = 2000) -> dict:
 
 async def test_a_custom_tool_gets_one_signed_post_and_its_failures_are_results_the_model_can_say(
         database, voice_port, business_id, receiver):
-    units = agents_units(database, MemoryAgents, MemoryNumbers)
+    units = agents_units(database, MemoryAgents, MemoryNumbers, MemoryStock)
     caller = Tenant(account_id=new_id(), business_ids=(business_id,), standings=((business_id, "trialing"),))
     runner = CustomTools(units, BOX, allow_loopback=True)
     with acting_as(caller):

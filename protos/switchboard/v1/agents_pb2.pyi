@@ -646,13 +646,29 @@ class ListAvailableNumbersRequest(_message.Message):
     after: str
     def __init__(self, country: _Optional[str] = ..., area_code: _Optional[str] = ..., capability: _Optional[str] = ..., limit: _Optional[int] = ..., after: _Optional[str] = ...) -> None: ...
 
+class NumberPurchase(_message.Message):
+    __slots__ = ("country", "area_code", "status", "requested_at", "message")
+    COUNTRY_FIELD_NUMBER: _ClassVar[int]
+    AREA_CODE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    country: str
+    area_code: str
+    status: str
+    requested_at: _timestamp_pb2.Timestamp
+    message: str
+    def __init__(self, country: _Optional[str] = ..., area_code: _Optional[str] = ..., status: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., message: _Optional[str] = ...) -> None: ...
+
 class ListAvailableNumbersReply(_message.Message):
-    __slots__ = ("numbers", "page")
+    __slots__ = ("numbers", "page", "purchase")
     NUMBERS_FIELD_NUMBER: _ClassVar[int]
     PAGE_FIELD_NUMBER: _ClassVar[int]
+    PURCHASE_FIELD_NUMBER: _ClassVar[int]
     numbers: _containers.RepeatedCompositeFieldContainer[AvailableNumber]
     page: _common_pb2.PageInfo
-    def __init__(self, numbers: _Optional[_Iterable[_Union[AvailableNumber, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+    purchase: NumberPurchase
+    def __init__(self, numbers: _Optional[_Iterable[_Union[AvailableNumber, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ..., purchase: _Optional[_Union[NumberPurchase, _Mapping]] = ...) -> None: ...
 
 class AssignPhoneNumberRequest(_message.Message):
     __slots__ = ("business_id", "phone_number", "agent_id")

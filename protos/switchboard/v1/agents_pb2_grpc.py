@@ -244,7 +244,8 @@ class AgentsServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListAvailableNumbers(self, request, context):
-        """Lists unassigned pool numbers by country, area code and capability; fails INVALID_ARGUMENT (invalid_request) for a bad filter.
+        """Lists unassigned pool numbers by country, area code and capability (none in a country: asks for a purchase there);
+        fails INVALID_ARGUMENT (invalid_request) for a bad filter.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -12,6 +12,7 @@ SMS_SIM_TEST_AUTH_TOKEN; SMS_SIM_TIME_SCALE multiplies every delay: 1 plays a me
 - `messages`: the Message resource, Twilio's checks on a send, the store and its list pages;
 - `delivery`: a sent message played through its statuses, with signed status callbacks;
 - `inbound`: texts from a phone, POSTed to the inbound URL, and their TwiML replies;
+- `numbers`: numbers for sale (AvailablePhoneNumbers) and the account's own (IncomingPhoneNumbers);
 - `optout`: Twilio's opt-out keyword handling (STOP blocks the texter for the number, 21610 on later sends);
 - `magic`: Twilio's test credentials and magic numbers;
 - `webhooks`: signed form POSTs to the customer's server; `errors`: Twilio's error body and codes;
@@ -29,6 +30,17 @@ code 20404):
   list envelope (`messages`, `page`, `page_size`, `start`, `end`, `uri`, `first_page_uri`, `next_page_uri`,
   `previous_page_uri`), newest first.
 - `GET /2010-04-01/Accounts/{AccountSid}.json` → the Account resource (status `active`).
+- `GET .../AvailablePhoneNumbers/{CountryCode}/Local.json?AreaCode=&PageSize=` → `{"available_phone_numbers",
+  "uri"}`: local numbers for sale (`numbers`), each taking calls, texts and MMS (SmsEnabled, VoiceEnabled and
+  MmsEnabled filter nothing out); a country libphonenumber does not know: 404 code 20404.
+- `POST .../IncomingPhoneNumbers.json` (PhoneNumber, or AreaCode: the first for sale there; and any of Twilio's
+  settings: SmsUrl, SmsMethod, VoiceUrl, FriendlyName, ...) → 201 IncomingPhoneNumber (`PN` sid, status `in-use`),
+  the settings kept as its fields. A number not for sale (bought already, or never offered) 400 code 21422; one
+  that is not E.164 21421; neither PhoneNumber nor AreaCode 400 (code null: Twilio's code for it not confirmed).
+- `GET .../IncomingPhoneNumbers.json?PhoneNumber=&FriendlyName=&PageSize=&Page=` → the list envelope
+  (`incoming_phone_numbers`), oldest first, PhoneNumber matching part of a number (`*`: any digits);
+  `GET .../IncomingPhoneNumbers/{Sid}.json` → the resource; `DELETE` → 204 (released: for sale again), 404 when
+  the account does not hold it.
 
 With the test credentials (when given; the path's AccountSid is the test Account SID) a send checks Twilio's
 magic numbers and nothing else happens (`magic`): From `+15005550006` passes, `+15005550001` 21212,
@@ -63,9 +75,12 @@ Test control plane (not Twilio's; under `/_simulator`, no authentication; errors
 - `POST /_simulator/inbound` `{"from": "+14155550123", "to": "<the business number>", "body": "Hi", "url"?}` →
   201 `{"sid", "status", "auto_reply", "replies", "refused"}`: Twilio's opt-out handling takes the text first
   (`auto_reply`: Twilio's own answer to a keyword, or null), then POSTs Twilio's inbound-message webhook (signed)
-  to `url` or else the inbound URL, waits for the answer (15 s), and sends each TwiML `<Message>` in it back to the
+  to `url`, else the SmsUrl `to` was bought with (IncomingPhoneNumbers), else the inbound URL, waits for the answer (15 s), and sends each TwiML `<Message>` in it back to the
   texter (recorded as an `outbound-reply` message: `delivered`, or `failed` with 21610 while the texter is
   blocked for the number); `status` is the HTTP status our server answered, `replies` the reply texts delivered,
   `refused` those Twilio refused. 400 when a field is bad or there is no URL; 502 when the URL cannot be reached.
+- `POST /_simulator/available-numbers` `{"country": "US", "area_code"?: "907", "count": 0}` → 201 (simulator-only):
+  how many numbers an area code (or, without one, a whole country's search) offers for sale, 20 unless set;
+  0 sells out. `GET` lists them; `DELETE` → `{"cleared": n}`.
 - `GET /_simulator/health` → `{"status": "ok"}`.
 """

@@ -1,4 +1,4 @@
-"""The simulator's HTTP application: Twilio's Messages and Account routes under `/2010-04-01/Accounts/{AccountSid}`,
+"""The simulator's HTTP application: Twilio's Messages, Account and phone-number routes under `/2010-04-01/Accounts/{AccountSid}`,
 its authentication (HTTP Basic with the Account SID and auth token, or with the test credentials when the
 simulator has them: `magic`) and its error shape, plus the test control plane."""
 from __future__ import annotations
@@ -19,6 +19,7 @@ from providers.messaging.simulator.errors import ApiError, error_response, not_f
 from providers.messaging.simulator.inbound import add_inbound_route
 from providers.messaging.simulator.magic import check_test_send, forbidden
 from providers.messaging.simulator.messages import API_VERSION, Messages, check_send, public, rfc2822
+from providers.messaging.simulator.numbers import Numbers
 from providers.messaging.simulator.optout import OptOuts
 
 log = logging.getLogger(__name__)
@@ -29,6 +30,7 @@ MESSAGES = web.AppKey("messages", Messages)
 DELIVERY = web.AppKey("delivery", Delivery)
 CONTROL = web.AppKey("control", Control)
 OPT_OUTS = web.AppKey("opt_outs", OptOuts)
+NUMBERS = web.AppKey("numbers", Numbers)
 SIGNED_IN = web.RequestKey("account", str)  # the Account SID the request's credentials are
 
 
@@ -95,7 +97,7 @@ def account_resource(account_sid: str, auth_token: str, created: str) -> dict[st
 
 
 def add_api_routes(router: web.UrlDispatcher, account_sid: str, auth_token: str, messages: Messages,
-                   delivery: Delivery, opt_outs: OptOuts, test_messages: Messages | None) -> None:
+                   delivery: Delivery, opt_outs: OptOuts, test_messages: Messages | None, numbers: Numbers) -> None:
     created = rfc2822()
 
     def own_account(request: web.Request, *, test_credentials_allowed: bool = False) -> None:
@@ -139,10 +141,43 @@ def add_api_routes(router: web.UrlDispatcher, account_sid: str, auth_token: str,
         own_account(request)
         return web.json_response(account_resource(account_sid, auth_token, created))
 
+    async def search_numbers(request: web.Request) -> web.Response:
+        own_account(request)
+        return web.json_response(numbers.search(request.match_info["country"], request.query))
+
+    async def buy_number(request: web.Request) -> web.Response:
+        own_account(request)
+        form = {name: value for name, value in (await request.post()).items() if isinstance(value, str)}
+        record = numbers.buy(form)
+        log.info("number %s bought (%s)", record["phone_number"], record["sid"])
+        return web.json_response(record, status=201)
+
+    async def list_numbers(request: web.Request) -> web.Response:
+        own_account(request)
+        return web.json_response(numbers.page(request.query))
+
+    async def get_number(request: web.Request) -> web.Response:
+        own_account(request)
+        record = numbers.get(request.match_info["sid"])
+        if record is None:
+            raise not_found(request.path)
+        return web.json_response(record)
+
+    async def release_number(request: web.Request) -> web.Response:
+        own_account(request)
+        if numbers.release(request.match_info["sid"]) is None:
+            raise not_found(request.path)
+        return web.Response(status=204)
+
     router.add_post(f"{ACCOUNTS}/{{account}}/Messages.json", send)
     router.add_get(f"{ACCOUNTS}/{{account}}/Messages.json", list_messages)
     router.add_get(f"{ACCOUNTS}/{{account}}/Messages/{{sid}}.json", get_message)
     router.add_get(f"{ACCOUNTS}/{{account}}.json", get_account)
+    router.add_get(f"{ACCOUNTS}/{{account}}/AvailablePhoneNumbers/{{country}}/Local.json", search_numbers)
+    router.add_post(f"{ACCOUNTS}/{{account}}/IncomingPhoneNumbers.json", buy_number)
+    router.add_get(f"{ACCOUNTS}/{{account}}/IncomingPhoneNumbers.json", list_numbers)
+    router.add_get(f"{ACCOUNTS}/{{account}}/IncomingPhoneNumbers/{{sid}}.json", get_number)
+    router.add_delete(f"{ACCOUNTS}/{{account}}/IncomingPhoneNumbers/{{sid}}.json", release_number)
 
 
 def build_app(account_sid: str, auth_token: str, *, inbound_url: str | None = None, time_scale: float = 1.0,
@@ -162,13 +197,15 @@ def build_app(account_sid: str, auth_token: str, *, inbound_url: str | None = No
     test_messages = Messages(test_account_sid) if test_account_sid else None
     delivery = Delivery(messages, auth_token, time_scale)
     opt_outs = OptOuts(opt_out)
-    control = Control(delivery, opt_outs)
+    numbers = Numbers(account_sid)
+    control = Control(delivery, opt_outs, numbers)
     credentials = {account_sid: auth_token, **({test_account_sid: test_auth_token} if test_account_sid and test_auth_token else {})}
     app = web.Application(middlewares=[control.middleware, twilio_middleware(credentials)])
     app[MESSAGES], app[DELIVERY], app[CONTROL], app[OPT_OUTS] = messages, delivery, control, opt_outs
+    app[NUMBERS] = numbers
     control.add_routes(app.router)
-    add_inbound_route(app.router, messages, opt_outs, auth_token, inbound_url)
-    add_api_routes(app.router, account_sid, auth_token, messages, delivery, opt_outs, test_messages)
+    add_inbound_route(app.router, messages, opt_outs, auth_token, inbound_url, numbers)
+    add_api_routes(app.router, account_sid, auth_token, messages, delivery, opt_outs, test_messages, numbers)
 
     async def stop_playing(app: web.Application) -> None:
         for task in list(delivery.tasks):

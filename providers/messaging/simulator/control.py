@@ -1,17 +1,19 @@
 """The test control plane under `/_simulator` (the package docstring documents the API): the shared faults and
 request log (`providers.simulator_control`) in Twilio's error shape, scripts for the next messages' status
-callbacks, the simulator-only delivery outcomes and each number's opt-out handling. Not part of Twilio's API and
+callbacks, the simulator-only delivery outcomes, each number's opt-out handling and the numbers for sale. Not part of Twilio's API and
 not authenticated."""
 from __future__ import annotations
 
 from dataclasses import asdict, fields
 from typing import Any
 
+import phonenumbers
 from aiohttp import web
 
 from core.contact import is_e164
 from providers.messaging.simulator.delivery import CallbackScript, Delivery
 from providers.messaging.simulator.errors import DELIVERY_ERRORS, error_response, fault_response
+from providers.messaging.simulator.numbers import Numbers
 from providers.messaging.simulator.optout import HANDLINGS, OptOuts
 from providers.simulator_control import ControlPlane, is_int, joined, json_object
 
@@ -35,9 +37,9 @@ class Control(ControlPlane):
     """A delay-only fault serves the request and holds its answer back: a send that timed out at the client
     but went out, which must not be repeated."""
 
-    def __init__(self, delivery: Delivery, opt_outs: OptOuts):
+    def __init__(self, delivery: Delivery, opt_outs: OptOuts, numbers: Numbers):
         super().__init__(refused, fault_response, hold_back=True)
-        self.delivery, self.opt_outs = delivery, opt_outs
+        self.delivery, self.opt_outs, self.numbers = delivery, opt_outs, numbers
 
     async def add_script(self, request: web.Request) -> web.Response:
         script, errors = parse_script(await json_object(request))
@@ -101,6 +103,32 @@ class Control(ControlPlane):
         return {"handling": self.opt_outs.handling, "numbers": self.opt_outs.numbers,
                 "blocked": [{"from": number, "to": texter} for number, texter in sorted(self.opt_outs.blocked)]}
 
+    async def set_stock(self, request: web.Request) -> web.Response:
+        """How many numbers an area code (or, without one, a country) offers for sale (0: sold out)."""
+        body = await json_object(request)
+        errors = [f"property {k} should not exist" for k in sorted(set(body) - {"country", "area_code", "count"})]
+        if not (isinstance(body.get("country"), str) and body["country"] in phonenumbers.SUPPORTED_REGIONS):
+            errors.append("country must be an ISO 3166 code such as US")
+        if "area_code" in body and not (isinstance(body["area_code"], str) and body["area_code"].isdigit()):
+            errors.append("area_code must be a string of digits")
+        if not (is_int(body.get("count")) and body["count"] >= 0):
+            errors.append("count must be a non-negative integer")
+        if errors:
+            return refused(errors)
+        self.numbers.stock[(body["country"], body.get("area_code", ""))] = body["count"]
+        return web.json_response(self._stock_view(), status=201)
+
+    async def get_stock(self, request: web.Request) -> web.Response:
+        return web.json_response(self._stock_view())
+
+    async def reset_stock(self, request: web.Request) -> web.Response:
+        cleared = len(self.numbers.stock)
+        self.numbers.stock.clear()
+        return web.json_response({"cleared": cleared})
+
+    def _stock_view(self) -> list[dict[str, Any]]:
+        return [{"country": c, "area_code": a, "count": n} for (c, a), n in sorted(self.numbers.stock.items())]
+
     def add_routes(self, router: web.UrlDispatcher) -> None:
         super().add_routes(router)
         router.add_post(f"{self.prefix}/callbacks", self.add_script)
@@ -111,3 +139,6 @@ class Control(ControlPlane):
         router.add_post(f"{self.prefix}/opt-out", self.set_opt_out)
         router.add_get(f"{self.prefix}/opt-out", self.get_opt_out)
         router.add_delete(f"{self.prefix}/opt-out", self.reset_opt_out)
+        router.add_post(f"{self.prefix}/available-numbers", self.set_stock)
+        router.add_get(f"{self.prefix}/available-numbers", self.get_stock)
+        router.add_delete(f"{self.prefix}/available-numbers", self.reset_stock)

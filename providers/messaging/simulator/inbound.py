@@ -26,6 +26,7 @@ from core.contact import is_e164
 from providers.messaging.simulator.control import refused
 from providers.messaging.simulator.errors import UNSUBSCRIBED, error_response
 from providers.messaging.simulator.messages import API_VERSION, BODY_MAX, Messages, country_of
+from providers.messaging.simulator.numbers import Numbers
 from providers.messaging.simulator.optout import OptOuts
 from providers.messaging.simulator.webhooks import new_idempotency_token, post_signed
 from providers.simulator_control import PREFIX, json_object
@@ -78,7 +79,7 @@ def check(body: dict[str, Any]) -> list[str]:
 
 
 def add_inbound_route(router: web.UrlDispatcher, messages: Messages, opt_outs: OptOuts, auth_token: str,
-                      inbound_url: str | None) -> None:
+                      inbound_url: str | None, numbers: Numbers) -> None:
     def reply(record: dict[str, Any], text: str) -> dict[str, Any]:
         """A TwiML reply sent back to the texter from the number they texted: delivered, or refused (21610) while
         they are blocked for it."""
@@ -90,7 +91,7 @@ def add_inbound_route(router: web.UrlDispatcher, messages: Messages, opt_outs: O
     async def inbound(request: web.Request) -> web.Response:
         body = await json_object(request)
         errors = check(body)
-        url = body.get("url") or inbound_url
+        url = body.get("url") or (numbers.sms_url(body["to"]) if not errors else None) or inbound_url
         if not errors and not url:
             errors = ["no inbound URL: pass url, or start the simulator with --inbound-url (SMS_INBOUND_URL)"]
         if errors or not url:

@@ -143,27 +143,35 @@ class Messages:
 
     def page(self, query: Mapping[str, str]) -> dict[str, Any]:
         """GET .../Messages.json: Twilio's list envelope over the messages matching To/From, newest first."""
-        size, number = _int(query, "PageSize", PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX), _int(query, "Page", 0, 0, None)
-        found = [r for r in reversed(self.records.values())
+        found = [public(r) for r in reversed(self.records.values())
                  if all(r[field] == query[name] for name, field in (("To", "to"), ("From", "from")) if name in query)]
-        start = number * size
-        rows = found[start:start + size]
-        filters = {name: query[name] for name in ("To", "From") if name in query}
+        return list_page(self.base, "messages", found, query, ("To", "From"))
 
-        def uri(n: int) -> str:
-            return f"{self.base}.json?" + urlencode({**filters, "PageSize": size, "Page": n})
 
-        return {"messages": [public(r) for r in rows], "end": start + max(len(rows) - 1, 0), "start": start,
-                "page": number, "page_size": size, "uri": uri(number), "first_page_uri": uri(0),
-                "next_page_uri": uri(number + 1) if start + size < len(found) else None,
-                "previous_page_uri": uri(number - 1) if number > 0 else None}
+def list_page(base: str, key: str, found: list[dict[str, Any]], query: Mapping[str, str],
+              filters: tuple[str, ...]) -> dict[str, Any]:
+    """Twilio's list envelope over `found` (under `key`), the page PageSize and Page name; its URIs repeat the
+    `filters` the query gave."""
+    size, number = int_param(query, "PageSize", PAGE_SIZE_DEFAULT, 1, PAGE_SIZE_MAX), int_param(query, "Page", 0, 0,
+                                                                                                 None)
+    start = number * size
+    rows = found[start:start + size]
+    given = {name: query[name] for name in filters if name in query}
+
+    def uri(n: int) -> str:
+        return f"{base}.json?" + urlencode({**given, "PageSize": size, "Page": n})
+
+    return {key: rows, "end": start + max(len(rows) - 1, 0), "start": start,
+            "page": number, "page_size": size, "uri": uri(number), "first_page_uri": uri(0),
+            "next_page_uri": uri(number + 1) if start + size < len(found) else None,
+            "previous_page_uri": uri(number - 1) if number > 0 else None}
 
 
 def public(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if not k.startswith("_")}
 
 
-def _int(query: Mapping[str, str], name: str, default: int, low: int, high: int | None) -> int:
+def int_param(query: Mapping[str, str], name: str, default: int, low: int, high: int | None) -> int:
     raw = query.get(name)
     if raw is None:
         return default
