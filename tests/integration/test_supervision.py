@@ -9,7 +9,7 @@ import pytest
 
 from deploy.local.servers import port_is_free, wait_for_port
 from deploy.local.supervision import FIRST_DELAY_SECONDS
-from tests.integration.test_webhook_dispatch import lead_ids, new_lead, subscribe
+from tests.lead_events import lead_ids, lead_named, subscribe
 from tests.nats_admin import admin_connection
 from tests.receiver import Receiver
 from tests.waiting import wait_until
@@ -68,7 +68,7 @@ async def test_the_streams_survive_a_nats_restart_and_events_flow_after_it(super
     receiver = await Receiver().start()
     try:
         await subscribe(api, account, receiver.url)
-        before = await new_lead(api, account, "Before the restart")
+        before = await lead_named(api, account, "Before the restart")
         await receiver.wait_for(1)
         conn = await admin_connection(supervised)
         stored = await conn.jetstream().get_msg("EVENTS", subject="events.lead.created")
@@ -84,7 +84,7 @@ async def test_the_streams_survive_a_nats_restart_and_events_flow_after_it(super
             await conn.close()
         assert kept.data == stored.data  # the stream and its messages came back from the store
 
-        after = await new_lead(api, account, "After the restart")  # relayed, consumed and delivered on the new server
+        after = await lead_named(api, account, "After the restart")  # relayed, consumed and delivered on the new server
         await receiver.wait_for(2, timeout=60)
         assert lead_ids(receiver) == {before, after}
         assert supervised.restarts == restarts  # no process exited for want of NATS
