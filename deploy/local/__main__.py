@@ -22,7 +22,10 @@ def main() -> int:
     # REPLICAS=2: two of every service, worker and the gateway (README, Scaled out)
     stack = Stack(home=home, http_port=int(os.environ.get("PORT", "8080")),
                   replicas=int(os.environ.get("REPLICAS", "1")),
-                  metrics=os.environ.get("STACK_METRICS", "") not in ("", "0"))
+                  metrics=os.environ.get("STACK_METRICS", "") not in ("", "0"),
+                  # as Kubernetes would, a process that exits is started again (README, Scaled out); 0: the launcher
+                  # stops instead
+                  restart_exited=os.environ.get("RESTART_EXITED", "1") != "0")
     stopping = False
 
     def stop(*_: object) -> None:
@@ -76,9 +79,11 @@ def main() -> int:
                                              for p in stack.processes if p.metrics_port))
         if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"):
             print(f"  Traces:   every process exports OTLP over HTTP to {os.environ['OTEL_EXPORTER_OTLP_ENDPOINT']}")
+        if stack.restart_exited:
+            print("  Restarts: a process that exits is started again after a backoff (RESTART_EXITED=0: stop instead)")
         print("Press Ctrl-C to stop.", flush=True)
         while True:
-            for p in stack.processes:
+            for p in [] if stack.restart_exited else stack.processes:
                 assert p.proc is not None  # the stack started them all
                 if p.proc.poll() is not None:
                     print(f"{p.name} exited with {p.proc.returncode}; see {p.log}", file=sys.stderr)

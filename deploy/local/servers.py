@@ -192,7 +192,7 @@ class Nats:
     def start(self, port: int = 0) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.log.parent.mkdir(parents=True, exist_ok=True)
-        self.port = port or free_port()
+        self.port = port or self.port or free_port()  # a restart keeps its port: the processes' URLs name it
         binary = nats_binary()
         self.config.write_text(json.dumps(nats_auth.server_config(self.secret, self.port, str(self.dir)), indent=1))
         with open(self.log, "ab") as log:  # the server writes to its own copy of the descriptor
@@ -202,6 +202,13 @@ class Nats:
 
     def stop(self) -> None:
         stop_process(self.proc, signal.SIGTERM, 10)
+
+    def restart(self, down_seconds: float = 0.0) -> None:
+        """Stop the server, stay down `down_seconds`, and start it again on the same port with the same JetStream
+        store (its streams and their messages kept)."""
+        self.stop()
+        time.sleep(down_seconds)
+        self.start()
 
 
 def stop_process(proc: subprocess.Popen[bytes] | None, sig: int, timeout: float) -> None:
@@ -215,6 +222,7 @@ def stop_processes(procs: list[subprocess.Popen[bytes] | None], sig: int, timeou
     running = [proc for proc in procs if proc is not None and proc.poll() is None]
     for proc in running:
         proc.send_signal(sig)
+        proc.send_signal(signal.SIGCONT)  # a paused one (Stack.pause) handles it now, as systemd does on a stop
     deadline = time.monotonic() + timeout
     for proc in running:
         try:

@@ -6,6 +6,10 @@ run exactly what users run. With DATABASE_URL / NATS_URL set, those servers are
 used instead of the embedded ones; with VOICE_API_URL / VOICE_API_KEY set, that voice provider is used
 instead of the simulator.
 
+With `restart_exited` (`make run`'s default; the tests' stacks leave it off) a process that exits when the stack did
+not stop it is started again after a backoff, as Kubernetes would (deploy.local.supervision); `kill`, `pause`,
+`restart_postgres` and `restart_nats` inject the faults a soak needs.
+
 Every process is started with the launcher's environment and `extra_env`: OTEL_EXPORTER_OTLP_ENDPOINT and the
 other OTEL_* variables set there reach each one, which then exports its spans (core.telemetry).
 
@@ -27,6 +31,7 @@ import secrets
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass, field
@@ -36,6 +41,7 @@ from core import caller, db_roles, nats_auth, registry
 from core.migrations import upgrade_all
 from core.settings import SECRET_FIELDS, derived_secrets
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, stop_processes, wait_for_port
+from deploy.local.supervision import Supervisor
 from providers.messaging.webhooks import INBOUND_PATH
 from providers.payments.webhooks import EVENTS_PATH as PAYMENT_EVENTS_PATH
 
@@ -60,6 +66,8 @@ class Process:
     proc: subprocess.Popen[bytes] | None = None
     log: Path | None = None
     env: dict[str, str] = field(default_factory=dict)  # overrides for this process only
+    stopped: bool = False  # by the stack (stop_process, stop): not to be restarted by its supervision
+    started: float = 0.0  # time.monotonic() at its last start
 
     @property
     def metrics_port(self) -> int:
@@ -86,6 +94,12 @@ class Stack:
     # The stack's own replicas of each kind of process (the gateway, a service or a worker): the ones a service's
     # address balances over. Replicas added later (add_replica, with settings of their own) are not among them.
     pools: dict[str, list[Process]] = field(default_factory=dict)
+    # Supervision (deploy.local.supervision): a process that exits when the stack did not stop it is started again
+    # after a backoff, each restart counted by name in `restarts`. Off by default; `make run` turns it on.
+    restart_exited: bool = False
+    restarts: dict[str, int] = field(default_factory=dict)
+    lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)  # a process's start/stop
+    supervisor: Supervisor | None = field(default=None, init=False, repr=False)
 
     @property
     def base_url(self) -> str:
@@ -300,6 +314,18 @@ class Stack:
             assert p.proc is not None and p.log is not None  # spawned above
             wait_for_port(p.port, max(deadline - time.monotonic(), 1), p.proc, p.name, p.log)
         self.wait_ready(30)
+        self.supervise(self.restart_exited)
+
+    def supervise(self, on: bool = True) -> None:
+        """Turn supervision (`restart_exited`) on or off while the stack runs; off, no process is restarted after
+        this returns."""
+        self.restart_exited = on
+        if on and self.supervisor is None:
+            self.supervisor = Supervisor(self)
+            self.supervisor.start()
+        elif not on and self.supervisor is not None:
+            self.supervisor.stop()
+            self.supervisor = None
 
     def pool(self, name: str, module: str) -> list[Process]:
         """The stack's replicas of the process `name`: the first as `name` on the port the registry's settings name
@@ -314,10 +340,12 @@ class Stack:
         return pool
 
     def spawn(self, p: Process) -> None:
+        """Start `p` (again), its output appended to its log."""
         p.log = self.logs / f"{p.name}.log"
-        with open(p.log, "ab") as log:
+        with self.lock, open(p.log, "ab") as log:
             p.proc = subprocess.Popen([sys.executable, "-m", p.module], cwd=ROOT, env=self.process_env(p), stdout=log,
                                       stderr=subprocess.STDOUT, start_new_session=True)
+            p.stopped, p.started = False, time.monotonic()
 
     def add_gateway(self, name: str, env: dict[str, str] | None = None) -> Process:
         """Another gateway replica on its own port (for multi-replica behaviour, or settings of its own such as
@@ -353,6 +381,32 @@ class Stack:
             raise RuntimeError("this stack uses an external PostgreSQL (DATABASE_URL): restart it there")
         self.postgres.restart(down_seconds)
 
+    def restart_nats(self, down_seconds: float = 0.0) -> None:
+        """Restart the embedded NATS (stopped, down `down_seconds`, started again on the same port with the same
+        JetStream store, so the streams and their messages survive) while every process keeps running; returns once it
+        accepts connections again."""
+        if self.nats is None:
+            raise RuntimeError("this stack uses an external NATS (NATS_URL): restart it there")
+        self.nats.restart(down_seconds)
+
+    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
+        """Send process `name` a signal (SIGKILL: it dies at once, as in an OOM kill or a node lost) without waiting;
+        the stack does not count it stopped, so with supervision it is started again."""
+        proc = self.process(name).proc
+        assert proc is not None  # started
+        proc.send_signal(sig)
+
+    def pause(self, name: str, seconds: float) -> threading.Timer:
+        """Freeze process `name` (SIGSTOP) for `seconds`, then let it go on (SIGCONT), as a long pause of a VM or of
+        the garbage collector does; returns at once, with the timer that resumes it (join it to wait)."""
+        proc = self.process(name).proc
+        assert proc is not None  # started
+        proc.send_signal(signal.SIGSTOP)
+        resume = threading.Timer(seconds, proc.send_signal, (signal.SIGCONT,))  # this process: not one started since
+        resume.daemon = True
+        resume.start()
+        return resume
+
     def wait_ready(self, timeout: float) -> None:
         """Until every running gateway is ready, its key cache listening (NATS ok) and its channels to every service
         connected, each service reaching its database and NATS: what a test needs before its first request, more
@@ -386,11 +440,17 @@ class Stack:
         return next(p for p in self.processes if p.name == name)
 
     def stop_process(self, p: Process, timeout: float = 15) -> None:
+        """Stop `p` (SIGTERM, then SIGKILL after `timeout`); supervision leaves it stopped until it is spawned again."""
+        with self.lock:
+            p.stopped = True
         stop_process(p.proc, signal.SIGTERM, timeout)
 
     def stop(self, timeout: float = 15) -> None:
         """Every process, in waves (each wave's side by side): the gateways first, then the services and workers
         they call, then the simulators."""
+        self.supervise(False)
+        for p in self.processes:
+            p.stopped = True
         gateways = [p for p in self.processes if p.module == "gateway"]
         services = [p for p in self.processes if p.module.startswith("services.")]
         for wave in (gateways, services, [p for p in self.processes if p not in gateways and p not in services]):

@@ -6,34 +6,18 @@ import signal
 import pytest
 
 from deploy.local.servers import stop_process
+from tests.lead_events import lead_ids, lead_named, subscribe
 from tests.receiver import Receiver, settled_deliveries
 from tests.waiting import wait_until
 
 DISPATCHER = "webhooks-dispatcher"
 
 
-async def subscribe(api, account, url: str) -> None:
-    status, body, _ = await api.request("POST", "/api/v1/webhooks", key=account["key"],
-                                        json={"webhook_url": url, "events": ["lead.created"]})
-    assert status == 201, body
-
-
-async def new_lead(api, account, name: str) -> str:
-    status, lead, _ = await api.request("POST", "/api/v1/leads", key=account["key"],
-                                        json={"business_id": account["business_id"], "name": name})
-    assert status == 201, lead
-    return lead["id"]
-
-
-def lead_ids(receiver: Receiver) -> set[str]:
-    return {r["json"]["data"]["id"] for r in receiver.events("lead.created").values()}
-
-
 async def test_a_dispatcher_killed_mid_delivery_loses_nothing(api, account, stack):
     receiver = await Receiver(delay_first=8).start()  # the first request hangs: the dispatcher dies meanwhile
     try:
         await subscribe(api, account, receiver.url)
-        lead = await new_lead(api, account, "Survivor")
+        lead = await lead_named(api, account, "Survivor")
         await asyncio.wait_for(receiver.arrived.wait(), 20)
         dispatcher = stack.process(DISPATCHER)
         dispatcher.proc.send_signal(signal.SIGKILL)
@@ -54,15 +38,15 @@ async def test_events_written_while_nats_is_down_are_all_delivered(api, account,
     receiver = await Receiver().start()
     try:
         await subscribe(api, account, receiver.url)
-        before = await new_lead(api, account, "Before")
+        before = await lead_named(api, account, "Before")
         await receiver.wait_for(1)
         port = stack.nats.port
         stack.nats.stop()
         try:
-            during = [await new_lead(api, account, f"During {i}") for i in range(3)]
+            during = [await lead_named(api, account, f"During {i}") for i in range(3)]
         finally:
             stack.nats.start(port=port)
-        after = await new_lead(api, account, "After")
+        after = await lead_named(api, account, "After")
         await receiver.wait_for(5, timeout=60)
         assert lead_ids(receiver) == {before, *during, after}
     finally:
@@ -75,7 +59,7 @@ async def test_two_dispatchers_share_the_stream_without_double_sending(api, acco
     second = await asyncio.to_thread(stack.add_replica, DISPATCHER, f"{DISPATCHER}-2")  # serving: it runs
     try:
         await subscribe(api, account, receiver.url)
-        made = await asyncio.gather(*(new_lead(api, account, f"Lead {i}") for i in range(20)))
+        made = await asyncio.gather(*(lead_named(api, account, f"Lead {i}") for i in range(20)))
         await receiver.wait_for(20, timeout=60)
         await asyncio.sleep(1.0)  # a double send would have arrived by now
         assert lead_ids(receiver) == set(made)
@@ -91,7 +75,7 @@ async def test_sustained_failure_exhausts_retries_and_disables_until_saved_again
     receiver = await Receiver(fail_first=10_000).start()  # never accepts
     try:
         await subscribe(api, account, receiver.url)
-        await new_lead(api, account, "Unlucky")
+        await lead_named(api, account, "Unlucky")
 
         async def webhook() -> dict:
             status, listing, _ = await api.request("GET", "/api/v1/webhooks", key=account["key"])
@@ -121,9 +105,9 @@ async def test_a_slow_receiver_does_not_hold_back_the_others(api, account):
     try:
         await subscribe(api, account, slow.url)
         await subscribe(api, account, fast.url)
-        await new_lead(api, account, "First")
+        await lead_named(api, account, "First")
         await asyncio.wait_for(slow.arrived.wait(), 10)  # the slow receiver now hangs on its first request
-        second = await new_lead(api, account, "Second")
+        second = await lead_named(api, account, "Second")
         await wait_until(lambda: lead_ids(fast), "the second lead at the fast receiver", lambda ids: second in ids,
                          interval=0.05)
         # Delivered while the slow receiver still holds the first request open.
