@@ -21,7 +21,7 @@ from core.ids import utcnow
 from core.uow import UnitOfWork
 from providers.compensation import undo_at_provider
 from providers.messaging.adapter import ProviderError
-from providers.messaging.numbers import NumberProvider, OwnedNumber
+from providers.messaging.numbers import NumberProvider, OfferedNumber, OwnedNumber
 from services.agents import numbers_domain
 from services.agents.numbers_domain import StockRules
 from services.agents.records import PhoneNumber, StockPlace
@@ -35,14 +35,19 @@ RELEASE_BATCH = 50
 DAY = timedelta(days=1)  # the window of the purchase budget (StockRules.per_day)
 
 
-def pool_row(bought: OwnedNumber, now: Any) -> dict[str, Any]:
-    """A bought number's row for the pool (store.add_to_pool's columns)."""
+def locality_of(offer: OfferedNumber) -> str | None:
+    """Where an offered number is, as the pool writes it: "San Francisco, CA"."""
+    return ", ".join(part for part in (offer.locality, offer.region) if part) or None
+
+
+def pool_row(bought: OwnedNumber, now: Any, locality: str | None) -> dict[str, Any]:
+    """A bought number's row for the pool (store.add_to_pool's columns), where its offer said it is."""
     facts = number_facts(bought.phone_number)
     caps = bought.capabilities
     capabilities = {"voice_inbound": caps.voice, "voice_outbound": caps.voice, "sms_inbound": caps.sms,
                     "sms_outbound": caps.sms, "mms": caps.mms}
     return {"phone_number": bought.phone_number, "country": facts.country, "area_code": facts.area_code,
-            "locality": None, "capabilities": capabilities, "blocked": False, "block_reason": None,
+            "locality": locality, "capabilities": capabilities, "blocked": False, "block_reason": None,
             "a2p_status": numbers_domain.initial_a2p_status(facts.country, capabilities),
             "emergency_status": numbers_domain.initial_emergency_status(facts.country, capabilities),
             "provider_ref": bought.reference, "pooled_at": now}
@@ -77,6 +82,7 @@ class NumberStock(Periodic):
         if token is None:
             return 0  # another replica refills it now
         bought: list[OwnedNumber] = []
+        localities: dict[str, str | None] = {}  # each bought number's, from its offer
         try:
             async with self.uow.read() as work:
                 free = await work.numbers.free_in_place(place.country, place.area_code,
@@ -90,13 +96,13 @@ class NumberStock(Periodic):
                             numbers_domain.place_name(place.country, place.area_code), bought_last_day,
                             self.rules.per_day)
             if allowed:
-                bought = await self._buy(place, allowed)
+                bought = await self._buy(place, allowed, localities)
             state, message = numbers_domain.after_refill(
                 free, len(bought), numbers_domain.place_name(place.country, place.area_code),
                 held_back=allowed < wanted)
             now = utcnow()
             async with self.uow.transaction() as work:
-                await work.numbers.add_to_pool([pool_row(b, now) for b in bought], now)
+                await work.numbers.add_to_pool([pool_row(b, now, localities.get(b.phone_number)) for b in bought], now)
                 settled = await work.stock.settle(place.id, token, {"state": state, "message": message,
                                                                    "checked_at": now})
                 if settled is None:
@@ -117,12 +123,13 @@ class NumberStock(Periodic):
                      numbers_domain.place_name(place.country, place.area_code), free)
         return len(bought)
 
-    async def _buy(self, place: StockPlace, wanted: int) -> list[OwnedNumber]:
-        """Up to `wanted` numbers of the place bought; one the provider refuses (sold meanwhile) is skipped. A
-        failed search raises."""
+    async def _buy(self, place: StockPlace, wanted: int, localities: dict[str, str | None]) -> list[OwnedNumber]:
+        """Up to `wanted` numbers of the place bought (each offer's locality noted in `localities`); one the provider
+        refuses (sold meanwhile) is skipped. A failed search raises."""
         offers = await self.provider.offered_numbers(place.country, place.area_code or None, limit=wanted)
         bought: list[OwnedNumber] = []
         for offer in offers[:wanted]:
+            localities[offer.phone_number] = locality_of(offer)
             try:
                 bought.append(await self.provider.buy_number(offer.phone_number, self.sms_url))
             except ProviderError as exc:

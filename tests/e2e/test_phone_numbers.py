@@ -32,10 +32,12 @@ async def test_pool_filters(api, account):
     assert "+14152014133" not in [n["phone_number"] for n in every]  # blocked numbers are never offered
     sf = await available(api, key, country="US", area_code="415", capability="mms")
     assert sf and all(n["country"] == "US" and n["area_code"] == "415" and n["capabilities"]["mms"] for n in sf)
-    assert sf[0]["locality"] == "San Francisco, CA"
+    assert "San Francisco, CA" in {n["locality"] for n in sf}
     sms = await available(api, key, country="GB", capability="sms")
     assert sms and all(n["capabilities"]["sms_inbound"] and n["capabilities"]["sms_outbound"] for n in sms)
-    assert {n["area_code"] for n in sms} == {"20"}  # Manchester numbers are voice only
+    # the pool file's Manchester numbers are voice only (the stock job may have bought others there that text)
+    offered = {n["phone_number"] for n in sms}
+    assert "20" in {n["area_code"] for n in sms} and not offered & {"+441614960010", "+441614960011", "+441614960012"}
     status, page, _ = await api.request("GET", "/api/v1/phone-numbers/available", key=key, params={"limit": "2"})
     assert len(page["numbers"]) == 2 and page["has_more"] is True
     for params, fragment in (({"capability": "fax"}, "capability"), ({"country": "XX"}, "country"),

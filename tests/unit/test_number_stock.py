@@ -91,6 +91,7 @@ async def test_an_empty_area_code_asks_for_a_purchase_once_and_the_job_buys_it(n
     assert set(free(page)) == set(owned) and all(r["sms_url"] == SMS_URL for r in owned.values())
     assert page.rows[0].provider_ref == owned[page.rows[0].phone_number]["sid"]
     assert page.rows[0].capabilities["sms_inbound"] and page.rows[0].a2p_status == "not_started"
+    assert {row.locality for row in page.rows} == {"Simulated City, CA"}  # the offer's locality and region
     assert await job.refill() == 0  # stocked: nothing more
 
 
