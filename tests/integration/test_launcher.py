@@ -82,6 +82,12 @@ async def test_a_stopped_service_is_a_clear_503_and_recovery_is_automatic(api, a
 async def test_a_stopped_service_shows_in_the_health_not_in_the_gateways_readiness(api, account, stack):
     """One service down leaves the gateway ready (it serves every route that does not need it, and the others with a
     clear 503): /api/v1/health shows it degraded."""
+    async def services():
+        return (await api.request("GET", "/api/v1/health", key=account["key"]))[1]["services"]
+    # every service ok first: after a test restarted one, sdr's channel to it (which the health asks over) is back
+    # within its reconnect backoff (core.rpc), later than the gateways' that wait_ready watches
+    await wait_until(services, "every service ok in the health", lambda found: set(found.values()) == {"ok"},
+                     timeout=10)
     evals = stack.process("evals")
     stack.stop_process(evals)
     try:
