@@ -2333,6 +2333,8 @@ class NumbersRepositoryContract:
         # Times to come: the stack's own stock job (which looks at the last NUMBER_IDLE_RELEASE_DAYS) leaves them be.
         block, later = fresh_block(), utcnow() + timedelta(days=100)
         area, other = block[:3], fresh_block()
+        while other[:3] == area:  # another area code: a demand noted in other's must not cover block's
+            other = fresh_block()
         async with database.transaction() as conn:
             await add_to_pool(conn, [
                 pool_values(block, 1, provider_ref="PN1", pooled_at=later),
