@@ -164,13 +164,10 @@ class BookingTools:
             return "refused", NO_NAME
         found = None
         if asked.tzinfo is None or asked <= self.clock():  # a local time is read in the zone the free slots name
-            try:
-                found = await self._around(call, asked)
-            except ServiceError as exc:
-                return _failed(exc)
-            why = unbookable(asked, found, self.clock())
-            if why is not None:
-                return "refused", why
+            checked = await self._free_around(call, asked)
+            if not isinstance(checked, FreeSlots):
+                return checked
+            found = checked
             asked = asked if asked.tzinfo is not None else asked.replace(tzinfo=ZoneInfo(found.timezone))
         try:
             booked = await self.bookings.book(NewBooking(call.business_id, asked, name, phone,
@@ -179,18 +176,25 @@ class BookingTools:
             if exc.code not in ("conflict", "invalid_request", "not_found"):
                 return _failed(exc)
             if found is None:  # an instant is booked at once: the free slots around it say why it was not
-                try:
-                    found = await self._around(call, asked)
-                except ServiceError as listing:
-                    return _failed(listing)
-                why = unbookable(asked, found, self.clock())
-                if why is not None:
-                    return "refused", why
+                checked = await self._free_around(call, asked)
+                if not isinstance(checked, FreeSlots):
+                    return checked
+                found = checked
             said = spoken(asked.astimezone(ZoneInfo(found.timezone)))
             if exc.code == "conflict":
                 return "refused", refusal(f"{said} was just taken.", nearest(found.starts, asked, asked))
             return "refused", f"{said} could not be booked: {exc.message}."
         return "ok", f"Booked {spoken(booked)} for {name}. Please confirm it to the caller."
+
+    async def _free_around(self, call: Call, asked: datetime) -> FreeSlots | Outcome:
+        """The free slots around `asked`, or the outcome that refuses the booking: their listing failed, or `asked`
+        is not a free slot (unbookable)."""
+        try:
+            found = await self._around(call, asked)
+        except ServiceError as exc:
+            return _failed(exc)
+        why = unbookable(asked, found, self.clock())
+        return found if why is None else ("refused", why)
 
     async def _around(self, call: Call, asked: datetime) -> FreeSlots:
         """The business's free slots of the days around `asked`, and its zone."""
