@@ -99,7 +99,7 @@ class Stack:
     restart_exited: bool = False
     restarts: dict[str, int] = field(default_factory=dict)
     lock: threading.RLock = field(default_factory=threading.RLock, init=False, repr=False)  # a process's start/stop
-    supervisor: Supervisor | None = field(default=None, init=False, repr=False)
+    supervisor: Supervisor[Process] | None = field(default=None, init=False, repr=False)
 
     @property
     def base_url(self) -> str:

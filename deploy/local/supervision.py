@@ -6,14 +6,39 @@ from __future__ import annotations
 
 import logging
 import signal
+import subprocess
 import threading
 import time
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from deploy.local.stack import Process, Stack
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
 log = logging.getLogger(__name__)
+
+
+class Process(Protocol):
+    """What the supervisor reads of a stack's process (deploy.local.stack.Process)."""
+
+    name: str
+    proc: subprocess.Popen[bytes] | None
+    log: Path | None
+    started: float
+    stopped: bool  # by the stack: never restarted
+
+
+P = TypeVar("P", bound=Process)
+
+
+class Supervised(Protocol[P]):
+    """What the supervisor uses of the stack (deploy.local.stack.Stack), which imports this module."""
+
+    lock: threading.RLock
+    restarts: dict[str, int]
+
+    @property
+    def processes(self) -> Sequence[P]: ...
+
+    def spawn(self, p: P) -> None: ...
 
 FIRST_DELAY_SECONDS = 1.0
 MAX_DELAY_SECONDS = 30.0
@@ -38,12 +63,12 @@ def exit_reason(returncode: int) -> str:
     return f"exit code {returncode}"
 
 
-class Supervisor:
+class Supervisor(Generic[P]):
     """Every `interval` seconds, from a thread of its own, looks at the stack's processes: one that exited and was not
     stopped by the stack (Process.stopped) is started again (Stack.spawn) once its backoff has passed, and counted in
     `stack.restarts`."""
 
-    def __init__(self, stack: Stack, interval: float = 0.25):
+    def __init__(self, stack: Supervised[P], interval: float = 0.25):
         self.stack = stack
         self.interval = interval
         self._delays: dict[str, float] = {}  # each process's last backoff
@@ -67,7 +92,7 @@ class Supervisor:
                     if not self._halt.is_set():
                         self.check(p, time.monotonic())
 
-    def check(self, p: Process, now: float) -> None:
+    def check(self, p: P, now: float) -> None:
         """Note that `p` exited (and when it is due again), or start it again if it is due."""
         if p.proc is None or p.stopped or p.proc.poll() is None:
             self._due.pop(p.name, None)
