@@ -22,7 +22,7 @@ test: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(PY) -m deploy.audit
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --durations=30
 
 # The fast tier alone: unit tests, no embedded stack (about 25 s).
 unit: $(STAMP)
