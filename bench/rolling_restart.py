@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 
+from bench.balancer import POLL_SECONDS, Balancer
 from bench.harness import judged, report, signed_up, with_stack
 from core import registry
 from deploy.local.servers import wait_for_port
@@ -34,29 +35,6 @@ if TYPE_CHECKING:
 # A read served by each service (the balance also asks agents and messaging).
 PATHS = ("/api/v1/workspaces", "/api/v1/balance", "/api/v1/agents", "/api/v1/calls", "/api/v1/leads",
          "/api/v1/evals", "/api/v1/webhooks")
-POLL_SECONDS = 0.2
-
-
-class Balancer:
-    """The gateways whose /readyz answered 200 at their last poll, as endpoints list the ready pods."""
-
-    def __init__(self, urls: list[str]):
-        self.ready = {url: True for url in urls}
-        self._turn = itertools.count()
-
-    def pick(self) -> str | None:
-        ready = [url for url, up in self.ready.items() if up]
-        return ready[next(self._turn) % len(ready)] if ready else None
-
-    async def poll(self, http: aiohttp.ClientSession, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            for url in self.ready:
-                try:
-                    async with http.get(f"{url}/readyz", timeout=aiohttp.ClientTimeout(total=1)) as r:
-                        self.ready[url] = r.status == 200
-                except (aiohttp.ClientError, TimeoutError):
-                    self.ready[url] = False
-            await asyncio.sleep(POLL_SECONDS)
 
 
 async def load(balancer: Balancer, key: str, stop: asyncio.Event, sent: Counter[str], failed: list[str]) -> None:

@@ -1,0 +1,76 @@
+"""The soak load's HTTP client. Each request goes to a gateway that answered its last readiness poll (as an
+Ingress sends to ready pods), every attempt is recorded in the history, and a request that met a 5xx, a 429 or no
+answer is sent again, with backoff, until `RETRY_FOR_SECONDS` have passed: what a careful integrator does. A create
+is repeated with the same Idempotency-Key where the route takes one (the caller passes it), so a repeat never
+doubles it; the ledger counts every retried request and whether it succeeded in the end."""
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from typing import Any
+
+import aiohttp
+
+from bench.balancer import POLL_SECONDS, Balancer
+from bench.soak.history import Attempt, History, Retried, Tenant
+
+RETRY_FOR_SECONDS = 120.0  # longer than a PostgreSQL restart and the supervisor's backoff after repeated kills
+FIRST_BACKOFF_SECONDS = 0.2
+MAX_BACKOFF_SECONDS = 5.0
+TIMEOUT_SECONDS = 30.0  # one attempt; the longest route's own limit is shorter
+RETRIED_STATUSES = frozenset({0, 429, 500, 502, 503, 504})
+
+
+class SoakClient:
+    def __init__(self, http: aiohttp.ClientSession, balancer: Balancer, history: History):
+        self.http, self.balancer, self.history = http, balancer, history
+
+    async def request(self, method: str, path: str, *, tenant: Tenant | None = None, key: str | None = None,
+                      json: Any = None, data: Any = None, params: dict[str, str] | None = None,
+                      headers: dict[str, str] | None = None, idempotency_key: str | None = None,
+                      retry: bool = True) -> tuple[int, Any]:
+        """The request's last answer (status, JSON body or text; status 0: none came). `tenant`'s key, or `key`,
+        authenticates it; `idempotency_key` is sent on every attempt."""
+        hdrs = dict(headers or {})
+        bearer = key or (tenant.key if tenant is not None else None)
+        if bearer is not None:
+            hdrs["Authorization"] = f"Bearer {bearer}"
+        if idempotency_key is not None:
+            hdrs["Idempotency-Key"] = idempotency_key
+        account = tenant.account_id if tenant is not None else None
+        deadline, backoff, first, attempts = time.monotonic() + RETRY_FOR_SECONDS, FIRST_BACKOFF_SECONDS, None, 0
+        while True:
+            status, body, retry_after = await self._attempt(method, path, hdrs, json, data, params, account)
+            attempts += 1
+            first = status if first is None else first
+            if not retry or status not in RETRIED_STATUSES or time.monotonic() >= deadline:
+                break
+            await asyncio.sleep(retry_after if retry_after is not None else random.uniform(0, backoff))
+            backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
+        if attempts > 1:
+            self.history.retried.append(Retried(method, path.split("?")[0], first, status, attempts))
+        return status, body
+
+    async def _attempt(self, method: str, path: str, headers: dict[str, str], json: Any, data: Any,
+                       params: dict[str, str] | None, account: str | None) -> tuple[int, Any, float | None]:
+        url = self.balancer.pick()
+        at = time.monotonic()
+        if url is None:  # no gateway ready: an Ingress would answer 503 itself
+            self.history.record(Attempt(at, method, path.split("?")[0], "", 0, account))
+            return 0, "no gateway ready", POLL_SECONDS
+        try:
+            async with self.http.request(method, url + path, json=json, data=data, params=params, headers=headers,
+                                         allow_redirects=False,
+                                         timeout=aiohttp.ClientTimeout(total=TIMEOUT_SECONDS)) as r:
+                text = await r.text()
+                try:
+                    body: Any = await r.json(content_type=None) if text else None
+                except ValueError:
+                    body = text
+                status = r.status
+                retry_after = r.headers.get("Retry-After")
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            status, body, retry_after = 0, repr(exc), None
+        self.history.record(Attempt(at, method, path.split("?")[0], url, status, account))
+        return status, body, float(retry_after) if retry_after and retry_after.isdigit() else None
