@@ -1,0 +1,1 @@
+"""The soak load's actors, one flow each (bench.soak.load)."""
