@@ -48,15 +48,16 @@ SIMULATOR_OUTCOMES = {"0001", "0002", "0003", "0004"}  # suffixes the voice simu
 CREATE_GOAL_S, LATENESS_GOAL_MS = 5, 1000  # create the run; the steady round's lateness p99
 
 
-def open_numbers(count: int, within: timedelta) -> list[str]:
-    """`count` distinct numbers whose calling window is open from now until `within` from now."""
+def open_numbers(count: int, within: timedelta, first: int = 0) -> list[str]:
+    """`count` distinct numbers whose calling window is open from now until `within` from now, their last four
+    digits from `first` up (a caller keeps its callees apart from others' by its own range)."""
     now = datetime.now(UTC)
     found: list[str] = []
     for pattern in PATTERNS:
         if not all(compliance.open_to(CALL, pattern.format("5000"), now + step)
                    for step in (timedelta(0), within)):
             continue
-        found += [pattern.format(f"{n:04d}") for n in range(10_000) if f"{n:04d}" not in SIMULATOR_OUTCOMES]
+        found += [pattern.format(f"{n:04d}") for n in range(first, 10_000) if f"{n:04d}" not in SIMULATOR_OUTCOMES]
         if len(found) >= count:
             return found[:count]
     raise SystemExit(f"only {len(found)} numbers have an open calling window now; try fewer touches")
