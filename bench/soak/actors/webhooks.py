@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 WEBHOOKS = "/api/v1/webhooks"
 POLL_SECONDS = 2.0  # for tenants set up since
-TESTS_PER_MINUTE = 0.5
+TESTS_PER_MINUTE = 1.0
 
 
 async def subscriptions(ctx: LoadContext) -> None:
