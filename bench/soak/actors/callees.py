@@ -1,8 +1,8 @@
 """Who the soak's outbound touches go to, and from: fresh callees whose calling window is open from now until the
 soak's quiet period ends (so nothing depends on the hour; open to calls is open to texts: no rule holds texts to a
-narrower window than calls), each actor drawing from its own range of last four
-digits (the frequency caps count every touch of a business to a callee, whoever placed it), opted in through the
-API before they are touched; and the tenants that can place touches (an agent with a number)."""
+narrower window than calls), each actor drawing from its own range of last four digits (the frequency caps count
+every touch of a business to a callee, whoever placed it), opted in through the API before they are touched; and
+the tenants that can place touches (an agent with a number)."""
 from __future__ import annotations
 
 import time

@@ -1,0 +1,62 @@
+"""The soak's actors (bench/soak/actors) where they decide without the stack: the communication run's body is a
+valid run (the service's own check) spread over the rest of the load, an answer not expected is noted (a held
+workspace's refusal as expected), and a torn-down tenant is picked by no actor."""
+import random
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from bench.soak.actors.answers import expected
+from bench.soak.actors.communication_run import FIRST_TOUCH_SECONDS, LAST_TOUCH_SHARE, _body
+from bench.soak.history import History, Tenant
+from bench.soak.load import LoadContext
+from bench.soak.profile import SoakProfile
+from services.sdr.runs_domain import check_run
+
+LEFT_SECONDS = 600.0
+
+
+def context(history: History | None = None) -> LoadContext:
+    return LoadContext(client=None, stack=None, history=history or History(), profile=SoakProfile(seed=3),
+                       partner=None, rng=random.Random(3), ends_at=time.monotonic() + LEFT_SECONDS)
+
+
+def tenant() -> Tenant:
+    return Tenant(str(uuid.uuid4()), str(uuid.uuid4()), "svc_live_x", str(uuid.uuid4()), "+12065550100")
+
+
+def test_the_runs_body_is_a_valid_run_of_calls_and_texts_spread_over_the_rest_of_the_load():
+    owner, before = tenant(), datetime.now(UTC)
+    phones = [f"+1212555{5000 + n}" for n in range(200)]
+    body = _body(context(), owner, phones)
+    run, problems = check_run(body, datetime.now(UTC))
+    assert problems == [] and run is not None and len(run.touches) == 200
+    assert run.business_id == owner.business_id and run.agent_id == owner.agent_id
+    assert {t.phone for t in run.touches} == set(phones)
+    times = [t.scheduled_at for t in run.touches]
+    assert times == sorted(times)
+    assert before + timedelta(seconds=FIRST_TOUCH_SECONDS) <= times[0]
+    assert times[-1] <= datetime.now(UTC) + timedelta(seconds=LEFT_SECONDS * LAST_TOUCH_SHARE)
+    assert times[-1] - times[0] > timedelta(seconds=LEFT_SECONDS / 2)  # spread, not bunched
+    channels = [t.channel for t in run.touches]
+    assert 30 < channels.count("sms") < 100 and channels.count("call") > 100
+
+
+def test_an_answer_not_expected_is_noted_and_a_held_workspaces_refusal_is_noted_as_expected():
+    ctx = context()
+    assert expected(ctx, "lead", 201, {"id": "x"}) and ctx.history.notes == []
+    assert not expected(ctx, "eval run", 500, {"error": {"code": "internal_error"}}, (200,))
+    paused = {"error": {"code": "forbidden", "message": "running evals is not allowed while the workspace is paused: "
+                                                        "resume it"}}
+    assert not expected(ctx, "eval run", 403, paused, (200,))
+    assert not expected(ctx, "eval run", 403, {"error": {"code": "forbidden", "message": "missing scope"}}, (200,))
+    assert [("500" in n, "expected while it is" in n) for n in ctx.history.notes] == [
+        (True, False), (False, True), (False, False)]
+
+
+def test_a_torn_down_tenant_is_not_live():
+    history = History()
+    kept, gone = tenant(), tenant()
+    history.tenants = {kept.business_id: kept, gone.business_id: gone}
+    history.torn_down.add(gone.business_id)
+    assert context(history).live_tenants() == [kept]
