@@ -1,12 +1,13 @@
 """The soak's actors (bench/soak/actors) where they decide without the stack: the communication run's body is a
 valid run (the service's own check) spread over the rest of the load, an answer not expected is noted (a held
-workspace's refusal as expected), and a torn-down tenant is picked by no actor."""
+workspace's refusal as expected), an actor that raises is stopped and noted without ending the load, and a
+torn-down tenant is picked by no actor."""
 import random
 import time
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from bench.soak.actors.answers import expected
+from bench.soak.actors.answers import expected, guarded
 from bench.soak.actors.communication_run import FIRST_TOUCH_SECONDS, LAST_TOUCH_SHARE, _body
 from bench.soak.history import History, Tenant
 from bench.soak.load import LoadContext
@@ -60,3 +61,13 @@ def test_a_torn_down_tenant_is_not_live():
     history.tenants = {kept.business_id: kept, gone.business_id: gone}
     history.torn_down.add(gone.business_id)
     assert context(history).live_tenants() == [kept]
+
+
+async def test_an_actor_that_raises_is_stopped_and_noted_not_the_load():
+    async def broken(ctx):
+        raise KeyError("webhook")
+
+    ctx = context()
+    await guarded(broken)(ctx)
+    [note] = ctx.history.notes
+    assert note.startswith("actor broken stopped: KeyError('webhook')") and "test_soak_load_actors.py" in note
