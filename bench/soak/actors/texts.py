@@ -118,6 +118,8 @@ def _record(state: Texting, recipient: Recipient, after_stop: bool, status: int,
         if after_stop:
             history.notes.append(f"texts: a text to {recipient.phone} after their STOP to {recipient.tenant.number} "
                                  f"was accepted: {sent}")
+    elif status == 200 and sent.get("status") == "failed":  # a repeat after the provider refused it (a fault)
+        state.expected["failed at the provider (200 with status failed, no sid)"] += 1
     elif after_stop and status == 400 and code == "number_opted_out":
         state.expected["after STOP (400 number_opted_out)"] += 1
     elif refused_by_standing(status, sent):
