@@ -72,6 +72,8 @@ async def sign_up(ctx: LoadContext, payment: str) -> None:
     if signup is None:
         return
     ctx.history.signups[payment] += 1
+    if payment == CHECKOUT and not await _checked_out(ctx, signup):
+        return
     business_id = signup["business_id"]
     tenant = Tenant(business_id, await _account_of(ctx, business_id), await _full_key(ctx, signup),
                     signup.get("agent_id"), signup.get("phone_number"))
@@ -88,17 +90,22 @@ async def _signup(ctx: LoadContext, fields: dict[str, str], headers: dict[str, s
 
 
 async def _by_checkout(ctx: LoadContext, fields: dict[str, str]) -> dict[str, Any] | None:
-    """A card signup, then its checkout page filled in with the simulator's good test card, as its owner would."""
+    """A card signup (its checkout follows, `_checked_out`)."""
     status, signup = await _signup(ctx, fields)
     if status != 200:
-        ctx.history.notes.append(f"signups: the checkout signup answered {status}: {signup}")
+        ctx.history.notes.append(f"signups: the checkout signup of {fields['email']} answered {status}: {signup}")
         return None
+    return dict(signup)
+
+
+async def _checked_out(ctx: LoadContext, signup: dict[str, Any]) -> bool:
+    """The signup's checkout page filled in with the simulator's good test card, as its owner would."""
     async with aiohttp.ClientSession() as browser:
         status, back_to = await Payments(browser, ctx.stack.env()["PAYMENTS_API_URL"]).check_out(
             signup["checkout_url"])
     if status != 303:
         ctx.history.notes.append(f"signups: the checkout of {signup['business_id']} answered {status}: {back_to}")
-    return dict(signup)
+    return status == 303
 
 
 async def _by_x402(ctx: LoadContext, fields: dict[str, str]) -> dict[str, Any] | None:
@@ -106,13 +113,14 @@ async def _by_x402(ctx: LoadContext, fields: dict[str, str]) -> dict[str, Any] |
     from a fresh wallet, and sign up again with it."""
     status, asked = await _signup(ctx, {**fields, "payment_capture": "x402"})
     if status != 402:
-        ctx.history.notes.append(f"signups: the x402 signup without a payment answered {status}: {asked}")
+        ctx.history.notes.append(f"signups: the x402 signup of {fields['email']} without a payment answered "
+                                 f"{status}: {asked}")
         return None
     required = base64.b64encode(json.dumps(asked["error"]["payment_required"]).encode()).decode()
     paid = payer.pay(payer.new_private_key(), required)
     status, signup = await _signup(ctx, fields, {"PAYMENT-SIGNATURE": paid})
     if status != 200:  # a 402 here after a retry: the first attempt may have been taken (the note says so)
-        ctx.history.notes.append(f"signups: the paid x402 signup answered {status}: {signup}")
+        ctx.history.notes.append(f"signups: the paid x402 signup of {fields['email']} answered {status}: {signup}")
         return None
     return dict(signup)
 
