@@ -79,3 +79,33 @@ async def texts_to(stack, to: str) -> list[dict]:
                                headers={"Authorization": aiohttp.encode_basic_auth(sid, env["SMS_AUTH_TOKEN"])}) as r:
             assert r.status == 200, await r.text()
             return (await r.json())["messages"]
+
+
+class SmsSimulator:
+    """The messaging-provider simulator the stack runs: its control plane (inbound texts, callback scripts,
+    faults)."""
+
+    def __init__(self, session: aiohttp.ClientSession, url: str):
+        self.session, self.url = session, url
+
+    async def control(self, method: str, path: str, body: dict | None = None) -> tuple[int, dict]:
+        async with self.session.request(method, f"{self.url}/_simulator{path}", json=body) as r:
+            return r.status, await r.json(content_type=None)
+
+    async def text_in(self, sender: str, to: str, body: str) -> list[str]:
+        """A text from `sender` to one of our numbers; the replies our TwiML answer gave that reached them."""
+        return (await self.answered(sender, to, body))["replies"]
+
+    async def answered(self, sender: str, to: str, body: str, url: str | None = None) -> dict:
+        """A text from `sender` to one of our numbers (at `url`, else the stack's inbound URL), as the simulator
+        tells it: `auto_reply` (the provider's own answer to a keyword), `replies` (our TwiML's, delivered) and
+        `refused` (our TwiML's, refused by the provider)."""
+        status, answer = await self.control("POST", "/inbound", {"from": sender, "to": to, "body": body,
+                                                                 **({"url": url} if url else {})})
+        assert status == 201 and answer["status"] == 200, answer
+        return answer
+
+    async def delivery_fails(self, to: str, error_code: int) -> None:
+        """Simulator-only: every text to `to` ends with the carrier error `error_code`."""
+        status, body = await self.control("POST", "/delivery-outcomes", {"to": to, "error_code": error_code})
+        assert status == 201, body

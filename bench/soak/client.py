@@ -46,7 +46,8 @@ class SoakClient:
             first = status if first is None else first
             if not retry or status not in RETRIED_STATUSES or time.monotonic() >= deadline:
                 break
-            await asyncio.sleep(retry_after if retry_after is not None else random.uniform(0, backoff))
+            wait = retry_after if retry_after is not None else random.uniform(0, backoff)
+            await asyncio.sleep(min(wait, max(0.0, deadline - time.monotonic())))  # a day's Retry-After ends the retries
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
         if attempts > 1:
             self.history.retried.append(Retried(method, path.split("?")[0], first, status, attempts))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from bench.soak.client import SoakClient
-from bench.soak.history import History, Tenant
+from bench.soak.history import History
 from bench.soak.profile import SoakProfile
 
 if TYPE_CHECKING:
@@ -32,10 +32,6 @@ class LoadContext:
 
     def running(self) -> bool:
         return time.monotonic() < self.ends_at
-
-    def live_tenants(self) -> list[Tenant]:
-        """The tenants an actor may pick: every one set up so far but those torn down (or being torn down)."""
-        return [t for t in self.history.tenants.values() if t.business_id not in self.history.torn_down]
 
     async def every(self, per_minute: float) -> bool:
         """Sleep an exponential gap for `per_minute` (a Poisson arrival); False once the load has ended."""

@@ -1,20 +1,16 @@
-"""Who the soak's outbound touches go to, and from: fresh callees whose calling window is open from now until the
-soak's quiet period ends (so nothing depends on the hour; open to calls is open to texts: no rule holds texts to a
+"""Who the soak's outbound touches go to: fresh callees whose calling window is open from now until the soak's
+quiet period ends (so nothing depends on the hour; open to calls is open to texts: no rule holds texts to a
 narrower window than calls), each actor drawing from its own range of last four digits (the frequency caps count
-every touch of a business to a callee, whoever placed it), opted in through the API before they are touched; and
-the tenants that can place touches (an agent with a number)."""
+every touch of a business to a callee, whoever placed it), opted in through the API before they are touched."""
 from __future__ import annotations
 
 import time
 from datetime import timedelta
-from typing import TYPE_CHECKING
 
 from bench.runs import open_numbers
 from bench.soak.actors.answers import expected
 from bench.soak.history import Tenant
-
-if TYPE_CHECKING:
-    from bench.soak.load import LoadContext
+from bench.soak.load import LoadContext
 
 
 def open_callees(ctx: LoadContext, count: int, first: int) -> list[str]:
@@ -33,8 +29,3 @@ async def opt_in(ctx: LoadContext, tenant: Tenant, phone: str) -> bool:
     status, body = await ctx.client.request("POST", "/api/v1/sms/consent", tenant=tenant, json={
         "phone": phone, "business_id": tenant.business_id, "state": "opted_in", "note": "soak: web form"})
     return expected(ctx, f"opt-in of {phone} by {tenant.business_id}", status, body)
-
-
-def senders(ctx: LoadContext) -> list[Tenant]:
-    """The live tenants with an agent that has a number: the ones that can call and text."""
-    return [t for t in ctx.live_tenants() if t.agent_id and t.number]

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from bench.soak.actors.answers import expected, held
-from bench.soak.actors.callees import open_callees, opt_in, senders
+from bench.soak.actors.answers import expected
+from bench.soak.actors.callees import open_callees, opt_in
+from bench.soak.actors.pacing import fresh_key
+from bench.soak.actors.tenants import live_tenants, refused_by_standing
 from bench.soak.history import Tenant
-
-if TYPE_CHECKING:
-    from bench.soak.load import LoadContext
+from bench.soak.load import LoadContext
 
 RUNS = "/api/v1/communication-runs"
 FIRST_SUFFIX = 5000  # the run's callees' last four digits: 5000 up
@@ -54,7 +53,7 @@ async def communication_run(ctx: LoadContext) -> None:
 
 async def _sender(ctx: LoadContext) -> Tenant | None:
     deadline = time.monotonic() + WAIT_FOR_SENDER_SECONDS
-    while not (found := senders(ctx)) and time.monotonic() < deadline and ctx.running():
+    while not (found := live_tenants(ctx)) and time.monotonic() < deadline and ctx.running():
         await asyncio.sleep(1.0)
     return ctx.rng.choice(found) if found else None
 
@@ -72,19 +71,19 @@ def _body(ctx: LoadContext, tenant: Tenant, phones: list[str]) -> dict[str, Any]
             touch["channel"] = "call"
         touches.append(touch)
     return {"business_id": tenant.business_id, "agent_id": tenant.agent_id,
-            "external_ref": f"soak-run-{ctx.profile.seed}-{uuid.UUID(int=ctx.rng.getrandbits(128)).hex[:12]}",
+            "external_ref": f"soak-run-{ctx.profile.seed}-{fresh_key(ctx)[:13]}",
             "touches": touches}
 
 
 async def _create(ctx: LoadContext, tenant: Tenant, body: dict[str, Any]) -> str | None:
     """The run's id; sent again with the same key while the tenant's workspace is held (paused for a while)."""
-    key = str(uuid.UUID(int=ctx.rng.getrandbits(128)))
+    key = fresh_key(ctx)
     while True:
         status, run = await ctx.client.request("POST", RUNS, tenant=tenant, json=body, idempotency_key=key)
         if status == 201:
             return str(run["id"])
         expected(ctx, f"communication run of {len(body['touches'])} touches", status, run, (201,))
-        if not (held(status, run) and ctx.running()):
+        if not (refused_by_standing(status, run) and ctx.running()):
             return None
         await asyncio.sleep(HELD_RETRY_SECONDS)
 

@@ -4,13 +4,13 @@ load does. history.evals names each run; the ledger checks every one ended."""
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bench.soak.actors.answers import expected
+from bench.soak.actors.pacing import paced
+from bench.soak.actors.tenants import pick_tenant
 from bench.soak.history import Tenant
-
-if TYPE_CHECKING:
-    from bench.soak.load import LoadContext
+from bench.soak.load import LoadContext
 
 EVALS = "/api/v1/evals"
 # Any answer passes: the soak checks that runs end, not what the agent says.
@@ -20,23 +20,19 @@ POLL_SECONDS = 5.0
 
 
 async def eval_runs(ctx: LoadContext) -> None:
-    scenarios: dict[str, str] = {}  # business_id → its scenario's id
-    polls: list[asyncio.Task[None]] = []
-    while await ctx.every(ctx.profile.evals_per_minute):
-        tenants = [t for t in ctx.live_tenants() if t.agent_id]
-        if not tenants:
-            continue
-        tenant = ctx.rng.choice(tenants)
-        scenario = scenarios.get(tenant.business_id) or await _scenario(ctx, tenant)
-        if scenario is None:
-            continue
-        scenarios[tenant.business_id] = scenario
-        status, run = await ctx.client.request("POST", f"{EVALS}/run", tenant=tenant,
-                                               json={"eval_id": scenario, "wait": False})
-        if expected(ctx, f"eval run of {scenario}", status, run, (200,)):
-            ctx.history.evals[run["run_id"]] = tenant.business_id
-            polls.append(asyncio.create_task(_until_ended(ctx, tenant, run)))
-    await asyncio.gather(*polls)
+    scenarios: dict[str, asyncio.Task[str | None]] = {}  # business_id → its scenario's creation (its id)
+
+    async def one() -> None:
+        tenant = pick_tenant(ctx)
+        if tenant is None:
+            return
+        made = scenarios.get(tenant.business_id)
+        if made is None or (made.done() and made.result() is None):  # none yet, or its creation failed
+            made = scenarios[tenant.business_id] = asyncio.create_task(_scenario(ctx, tenant))
+        if (scenario := await made) is not None:
+            await _run(ctx, tenant, scenario)
+
+    await paced(ctx, ctx.profile.evals_per_minute, "eval run", one)
 
 
 async def _scenario(ctx: LoadContext, tenant: Tenant) -> str | None:
@@ -46,12 +42,18 @@ async def _scenario(ctx: LoadContext, tenant: Tenant) -> str | None:
     return str(made["id"]) if expected(ctx, f"eval scenario of {tenant.business_id}", status, made, (201,)) else None
 
 
-async def _until_ended(ctx: LoadContext, tenant: Tenant, run: dict[str, Any]) -> None:
-    """Poll the run (a poll refreshes an unfinished one from the provider) until it ends or the load does."""
-    while run.get("status") != "ended" and ctx.running():
+async def _run(ctx: LoadContext, tenant: Tenant, scenario: str) -> None:
+    """Run the scenario, then poll the run (a poll refreshes an unfinished one from the provider) until it ends
+    or the load does."""
+    status, run = await ctx.client.request("POST", f"{EVALS}/run", tenant=tenant,
+                                           json={"eval_id": scenario, "wait": False})
+    if not expected(ctx, f"eval run of {scenario}", status, run, (200,)):
+        return
+    ctx.history.evals[run["run_id"]] = tenant.business_id
+    found: dict[str, Any] = run
+    while found.get("status") != "ended" and ctx.running():
         await asyncio.sleep(POLL_SECONDS)
         status, found = await ctx.client.request("GET", f"{EVALS}/run", tenant=tenant,
                                                  params={"run_id": run["run_id"]})
         if not expected(ctx, f"eval run {run['run_id']}", status, found, (200,)):
             return
-        run = found

@@ -7,14 +7,12 @@ kept until it is torn down; then another is enabled."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from bench.soak.actors.answers import expected
-from bench.soak.actors.callees import open_callees, opt_in, senders
+from bench.soak.actors.callees import open_callees, opt_in
+from bench.soak.actors.tenants import pick_tenant
 from bench.soak.history import Tenant
-
-if TYPE_CHECKING:
-    from bench.soak.load import LoadContext
+from bench.soak.load import LoadContext
 
 FIRST_SUFFIX = 6000  # the leads' numbers' last four digits: 6000 up
 LEADS_PER_RUN = 2
@@ -34,8 +32,7 @@ async def sales_pipeline(ctx: LoadContext) -> None:
     tenant: Tenant | None = None
     while await ctx.every(rate):
         if tenant is None or tenant.business_id in ctx.history.torn_down:
-            candidates = senders(ctx)
-            tenant = ctx.rng.choice(candidates) if candidates else None
+            tenant = pick_tenant(ctx)
         if tenant is None:
             continue
         business = tenant.business_id

@@ -2,12 +2,10 @@
 a usage row the ledger counts against what the gateways answered)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from bench.soak.actors.answers import expected
-
-if TYPE_CHECKING:
-    from bench.soak.load import LoadContext
+from bench.soak.actors.pacing import paced
+from bench.soak.actors.tenants import pick_tenant
+from bench.soak.load import LoadContext
 
 # (path, query): {business} is the tenant's business id.
 READS: tuple[tuple[str, dict[str, str]], ...] = (
@@ -33,12 +31,13 @@ READS: tuple[tuple[str, dict[str, str]], ...] = (
 
 
 async def reads(ctx: LoadContext) -> None:
-    while await ctx.every(ctx.profile.reads_per_minute):
-        tenants = ctx.live_tenants()
-        if not tenants:
-            continue
-        tenant = ctx.rng.choice(tenants)
+    async def one() -> None:
+        tenant = pick_tenant(ctx)
+        if tenant is None:
+            return
         path, query = ctx.rng.choice(READS)
         params = {name: value.format(business=tenant.business_id) for name, value in query.items()}
         status, body = await ctx.client.request("GET", path, tenant=tenant, params=params)
         expected(ctx, f"GET {path} of {tenant.business_id}", status, body, (200,))
+
+    await paced(ctx, ctx.profile.reads_per_minute, "read", one)

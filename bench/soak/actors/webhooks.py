@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
 
 from bench.soak.actors.answers import expected
+from bench.soak.actors.pacing import paced
+from bench.soak.actors.tenants import live_tenants
 from bench.soak.history import Tenant
-
-if TYPE_CHECKING:
-    from bench.soak.load import LoadContext
+from bench.soak.load import LoadContext
 
 WEBHOOKS = "/api/v1/webhooks"
 POLL_SECONDS = 2.0  # for tenants set up since
@@ -26,7 +25,7 @@ async def subscriptions(ctx: LoadContext) -> None:
 async def _subscribe_every_tenant(ctx: LoadContext) -> None:
     subscribed: set[str] = set()
     while ctx.running():
-        for tenant in ctx.live_tenants():
+        for tenant in live_tenants(ctx):
             if tenant.business_id not in subscribed and await _subscribe(ctx, tenant):
                 subscribed.add(tenant.business_id)
         await asyncio.sleep(min(POLL_SECONDS, max(0.0, ctx.ends_at - time.monotonic())))
@@ -47,11 +46,14 @@ async def _subscribe(ctx: LoadContext, tenant: Tenant) -> bool:
 
 
 async def _test_events(ctx: LoadContext) -> None:
-    while await ctx.every(TESTS_PER_MINUTE):
-        subscribed = set(ctx.history.webhooks.values())
-        tenants = [t for t in ctx.live_tenants() if t.business_id in subscribed]
-        if tenants:
-            tenant = ctx.rng.choice(tenants)
-            status, sent = await ctx.client.request("POST", f"{WEBHOOKS}/test", tenant=tenant,
-                                                    json={"business_id": tenant.business_id})
-            expected(ctx, f"webhook.test of {tenant.business_id}", status, sent, (200,))
+    await paced(ctx, TESTS_PER_MINUTE, "webhook.test", lambda: _test_event(ctx))
+
+
+async def _test_event(ctx: LoadContext) -> None:
+    subscribed = set(ctx.history.webhooks.values())
+    tenants = [t for t in live_tenants(ctx) if t.business_id in subscribed]
+    if tenants:
+        tenant = ctx.rng.choice(tenants)
+        status, sent = await ctx.client.request("POST", f"{WEBHOOKS}/test", tenant=tenant,
+                                                json={"business_id": tenant.business_id})
+        expected(ctx, f"webhook.test of {tenant.business_id}", status, sent, (200,))

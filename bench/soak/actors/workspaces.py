@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING
 
 from bench.soak.actors.answers import expected
+from bench.soak.actors.tenants import live_tenants
 from bench.soak.history import Tenant
-
-if TYPE_CHECKING:
-    from bench.soak.load import LoadContext
+from bench.soak.load import LoadContext
 
 WORKSPACES = "/api/v1/workspaces"
 PAUSE_SECONDS = 20.0
@@ -29,7 +27,7 @@ async def workspaces(ctx: LoadContext) -> None:
 
 async def _pauses(ctx: LoadContext, paused: set[str]) -> None:
     while await ctx.every(ctx.profile.pauses_per_minute):
-        tenants = ctx.live_tenants()
+        tenants = live_tenants(ctx)
         if not tenants:
             continue
         tenant = ctx.rng.choice(tenants)
@@ -47,7 +45,7 @@ async def _teardowns(ctx: LoadContext, paused: set[str]) -> None:
     if not ctx.running():
         return
     owners = set(ctx.history.runs.values())
-    candidates = [t for t in ctx.live_tenants() if t.business_id not in owners | paused]
+    candidates = [t for t in live_tenants(ctx) if t.business_id not in owners | paused]
     chosen = ctx.rng.sample(candidates, min(ctx.profile.teardowns, len(candidates)))
     if len(chosen) < ctx.profile.teardowns:
         ctx.history.notes.append(f"teardowns: {len(chosen)} of {ctx.profile.teardowns}: only {len(candidates)} "
