@@ -134,13 +134,22 @@ async def ledger(stack: Stack, history: History, partner: Partner, *,
 
 # -- calls ---------------------------------------------------------------------------------------------------------
 
-async def provider_calls(stores: Stores) -> list[dict[str, Any]]:
-    """The voice provider's newest calls (its list's most; the soak's calls are the newest, and any of ours missing
-    from it is read on its own)."""
-    status, listed = await stores.voice(f"/call?limit={LIST_LIMIT_MAX}")
-    if status != 200:
-        raise RuntimeError(f"the voice provider's GET /call answered {status}: {listed}")
-    return list(listed)
+async def provider_calls(stores: Stores, history: History) -> tuple[list[dict[str, Any]], list[str]]:
+    """The voice provider's calls on the tenants' numbers (outbound from them, inbound to them), listed per number
+    (its list's most, newest first), and the numbers whose list was full (older calls of theirs unseen)."""
+    numbers = [t.number for t in history.tenants.values() if t.number]
+    rows = await stores.db.fetch("SELECT phone_number, provider_phone_number_id FROM agents.phone_numbers "
+                                 "WHERE phone_number = ANY($1::text[]) AND provider_phone_number_id IS NOT NULL",
+                                 numbers)
+    found, full = [], []
+    for row in rows:
+        status, listed = await stores.voice(f"/call?limit={LIST_LIMIT_MAX}&phoneNumberId={row[1]}")
+        if status != 200:
+            raise RuntimeError(f"the voice provider's GET /call answered {status}: {listed}")
+        found += listed
+        if len(listed) >= LIST_LIMIT_MAX:
+            full.append(row[0])
+    return found, full
 
 
 def our_id(provider_call: Mapping[str, Any]) -> str | None:
@@ -169,7 +178,7 @@ async def calls_lines(stores: Stores, history: History) -> list[Line]:
     terminal = line("calls placed: each in one terminal state", len(ids), len(rows) - len(open_),
                     "; ".join(filter(None, [f"not found: {shown(missing)}" if missing else "",
                                             f"without an outcome: {shown(open_)}" if open_ else ""])))
-    listed = await provider_calls(stores)
+    listed, full = await provider_calls(stores, history)
     by_ours: dict[str, list[dict[str, Any]]] = defaultdict(list)
     by_id = {c["id"]: c for c in listed}
     for c in listed:
@@ -178,7 +187,7 @@ async def calls_lines(stores: Stores, history: History) -> list[Line]:
     disagree = []
     for call_id, row in rows.items():
         theirs = by_id.get(row["provider_call_id"]) if row["provider_call_id"] else None
-        if row["provider_call_id"] and theirs is None:  # older than the list's newest: read on its own
+        if row["provider_call_id"] and theirs is None:  # not on a tenant's number, or older: read on its own
             status, body = await stores.voice(f"/call/{row['provider_call_id']}")
             theirs = body if status == 200 else None
         if not agrees(row, theirs):
@@ -188,7 +197,8 @@ async def calls_lines(stores: Stores, history: History) -> list[Line]:
     provider = line("calls placed: the provider's record agrees, one call each", len(rows),
                     len(rows) - len(disagree) - len(doubled),
                     "; ".join(filter(None, [f"disagree: {shown(disagree)}" if disagree else "",
-                                            f"placed twice at the provider: {shown(doubled)}" if doubled else ""])))
+                                            f"placed twice at the provider: {shown(doubled)}" if doubled else "",
+                                            f"lists full (older calls unseen): {shown(full)}" if full else ""])))
     events = await stores.db.fetch("SELECT data->>'call_id' AS call_id, type FROM calls.outbox "
                                    "WHERE type = ANY($1::text[]) AND data->>'call_id' = ANY($2::text[])",
                                    list(TERMINAL_EVENTS), ids)
@@ -273,7 +283,7 @@ async def runs_lines(stores: Stores, history: History) -> list[Line]:
                                         "WHERE business_id = ANY($1::uuid[]) AND external_ref = ANY($2::text[]) "
                                         "AND touch_id IS NOT NULL AND direction = 'outbound'", businesses, refs)
     placed = {str(a["call_id"]) for a in attempts}
-    by_ours = Counter(our_id(c) for c in await provider_calls(stores) if our_id(c) is not None)
+    by_ours = Counter(our_id(c) for c in (await provider_calls(stores, history))[0] if our_id(c) is not None)
     texts = {str(t["id"]): t for t in touch_texts}
     sent_sids = {t["provider_sid"] for t in touch_texts if t["provider_sid"]}
     at_provider: Counter[str] = Counter()
