@@ -31,7 +31,7 @@ from core import deadletters, registry
 from core.nats_auth import TEST_ADMIN
 from core.settings import Settings
 from gateway.usage import RETRY_WAIT_SECONDS, UsageWriter
-from providers.voice.vapi.calls import CALL_ID_KEY, outcome_of
+from providers.voice.vapi.calls import call_ref, outcome_of
 from providers.voice.vapi.simulator.resources import LIST_LIMIT_MAX
 
 if TYPE_CHECKING:
@@ -152,10 +152,9 @@ async def provider_calls(stores: Stores, history: History) -> tuple[list[dict[st
     return found, full
 
 
-def our_id(provider_call: Mapping[str, Any]) -> str | None:
-    metadata = provider_call.get("metadata") or {}
-    found = metadata.get(CALL_ID_KEY) if isinstance(metadata, dict) else None
-    return str(found) if found else None
+def our_id(provider_call: dict[str, Any]) -> str | None:
+    """Our call id, as the call carries it back to us (its assistant overrides' metadata)."""
+    return call_ref(provider_call).our_call_id
 
 
 def agrees(ours: Mapping[str, Any], theirs: Mapping[str, Any] | None) -> bool:
@@ -184,7 +183,7 @@ async def calls_lines(stores: Stores, history: History) -> list[Line]:
     for c in listed:
         if (ours := our_id(c)) is not None:
             by_ours[ours].append(c)
-    disagree = []
+    disagree: dict[str, str] = {}
     for call_id, row in rows.items():
         theirs = by_id.get(row["provider_call_id"]) if row["provider_call_id"] else None
         if row["provider_call_id"] and theirs is None:  # not on a tenant's number, or older: read on its own
@@ -192,11 +191,11 @@ async def calls_lines(stores: Stores, history: History) -> list[Line]:
             theirs = body if status == 200 else None
         if not agrees(row, theirs):
             said = "none" if theirs is None else f"{theirs.get('status')} {theirs.get('endedReason')}"
-            disagree.append(f"{call_id} ours {row['status']}, provider {said}")
+            disagree[call_id] = f"{call_id} ours {row['status']}, provider {said}"
     doubled = [i for i in ids if len(by_ours.get(i, ())) > 1]
     provider = line("calls placed: the provider's record agrees, one call each", len(rows),
-                    len(rows) - len(disagree) - len(doubled),
-                    "; ".join(filter(None, [f"disagree: {shown(disagree)}" if disagree else "",
+                    len(rows) - len(set(disagree) | set(doubled)),
+                    "; ".join(filter(None, [f"disagree: {shown(disagree.values())}" if disagree else "",
                                             f"placed twice at the provider: {shown(doubled)}" if doubled else "",
                                             f"lists full (older calls unseen): {shown(full)}" if full else ""])))
     events = await stores.db.fetch("SELECT data->>'call_id' AS call_id, type FROM calls.outbox "
@@ -209,7 +208,16 @@ async def calls_lines(stores: Stores, history: History) -> list[Line]:
              if of_call.get(i) != [("call.completed" if r["status"] in ("completed", "voicemail") else "call.failed")]]
     once = line("calls placed: exactly one terminal event each (its outcome's)", len(rows), len(rows) - len(wrong),
                 f"other than one: {shown(wrong)}" if wrong else "")
-    return [terminal, provider, once, await inbound_line(stores, history)]
+    known = await stores.db.fetch("SELECT id, provider_call_id FROM calls.calls WHERE id = ANY($1::uuid[]) "
+                                  "OR provider_call_id = ANY($2::text[])", list(by_ours), list(by_id))
+    ours_known = {str(r["id"]) for r in known} | {r["provider_call_id"] for r in known}
+    since = wall(history.started_wall)
+    strays = [f"{c['id']} to {(c.get('customer') or {}).get('number')}" for c in listed
+              if c["id"] not in ours_known and our_id(c) not in ours_known
+              and datetime.fromisoformat(c["createdAt"].replace("Z", "+00:00")) >= since]
+    unrecorded = line("calls the provider took on the tenants' numbers that we have no record of", 0, len(strays),
+                      shown(strays))
+    return [terminal, provider, once, unrecorded, await inbound_line(stores, history)]
 
 
 async def inbound_line(stores: Stores, history: History) -> Line:
@@ -272,7 +280,7 @@ async def runs_lines(stores: Stores, history: History) -> list[Line]:
     run_ids = list(history.runs)
     runs = await stores.db.fetch("SELECT id, business_id, external_ref, touches FROM sdr.communication_runs "
                                  "WHERE id = ANY($1::uuid[])", run_ids)
-    jobs = await stores.db.fetch("SELECT id, touch_id, channel, status, reason, due_at, message_id "
+    jobs = await stores.db.fetch("SELECT id, touch_id, channel, status, code, reason, due_at, message_id "
                                  "FROM sdr.communication_jobs WHERE run_id = ANY($1::uuid[])", run_ids)
     attempts = await stores.db.fetch("SELECT call_id FROM sdr.communication_attempts "
                                      "WHERE run_id = ANY($1::uuid[]) AND call_id IS NOT NULL", run_ids)
@@ -306,7 +314,10 @@ async def runs_lines(stores: Stores, history: History) -> list[Line]:
     planned = sum(r["touches"] for r in runs)
     accounted_line = line("run touches planned: each executed, deferred with a reason, canceled or not yet due",
                           planned, len(jobs) - len(unaccounted),
-                          "; ".join(filter(None, [f"jobs {len(jobs)} of {planned} planned",
+                          "; ".join(filter(None, [f"jobs {len(jobs)} of {planned} planned: " + ", ".join(
+                                                      f"{k} {n}" for k, n in sorted(Counter(
+                                                          f"{j['status']}{' (' + j['code'] + ')' if j['code'] else ''}"
+                                                          for j in jobs).items())),
                                                   f"unaccounted: {shown(unaccounted)}" if unaccounted else ""])))
     return [executed, twice, accounted_line]
 
@@ -457,9 +468,9 @@ def answers_lines(history: History, slack_seconds: float) -> list[Line]:
 
 def render(lines: list[Line]) -> str:
     width = max([len(x.name) for x in lines] + [4])
-    out = [f"{'':2}{'line':<{width}} {'expected':>9} {'actual':>9}  detail"]
+    out = [f"{'':3}{'line':<{width}} {'expected':>9} {'actual':>9}  detail"]
     for x in lines:
-        out.append(f"{'ok' if x.exact else '!!':<2}{x.name:<{width}} {x.expected:>9} {x.actual:>9}  {x.detail}")
+        out.append(f"{'ok' if x.exact else '!!':<3}{x.name:<{width}} {x.expected:>9} {x.actual:>9}  {x.detail}")
     exact = sum(x.exact for x in lines)
     out.append(f"{exact} of {len(lines)} lines exact")
     return "\n".join(out)

@@ -9,7 +9,9 @@ from bench.soak.client import SoakClient
 from bench.soak.history import History, Tenant
 from bench.soak.ledger import Line, as_json, ledger, render
 from tests.calling import ENDED
+from tests.compliance import answering_callee
 from tests.receiver import Receiver
+from tests.runs import RUNS, run_of, touch
 from tests.texting import number, opt_in
 from tests.waiting import wait_until
 
@@ -52,7 +54,9 @@ async def test_a_small_history_balances_and_a_second_terminal_event_is_caught(st
     business_id, key = account["business_id"], account["key"]
     account_id = str(await db.fetchval("SELECT account_id FROM accounts.businesses WHERE id = $1", business_id))
     to = number(f"{uuid.uuid4().int % 10_000:04d}")
-    await opt_in(api, key, to)
+    callee = answering_callee()
+    for phone in (to, callee):
+        await opt_in(api, key, phone)
     history = History()
     tenant = Tenant(business_id, account_id, key, calling_agent["id"], calling_agent["phone_number"])
     history.tenants[business_id] = tenant
@@ -71,16 +75,22 @@ async def test_a_small_history_balances_and_a_second_terminal_event_is_caught(st
             "to": to, "from_agent_id": calling_agent["id"], "message": "Your quote is ready."})
         assert status == 200, text
         history.texts[text["message_sid"]] = business_id
+        status, run = await client.request("POST", RUNS, tenant=tenant, idempotency_key=str(uuid.uuid4()), json=run_of(
+            account, calling_agent, touch("call-1", callee),
+            touch("text-1", to, channel="sms", context={"body": "Your visit is booked."})))
+        assert status == 201, run
+        history.runs[run["id"]] = business_id
         await settled(client, tenant, "/api/v1/calls", {"id": call["id"]},
                       lambda c: c["status"] in ENDED and c["ended_reason"] is not None)
         await settled(client, tenant, "/api/v1/sms/messages", {"limit": "10"},
-                      lambda page: [m["status"] for m in page["messages"]] == ["delivered"])
+                      lambda page: [m["status"] for m in page["messages"]] == ["delivered", "delivered"])
 
         lines = await exact_ledger(stack, history, Partner(receiver))
         counted = {x.name: (x.expected, x.actual) for x in lines}
         assert counted[ONE_EVENT] == (1, 1)
         assert counted["texts accepted: each taken by the provider once"] == (1, 1)
-        assert counted[DELIVERED] == (2, 2)
+        assert counted[DELIVERED] == (4, 4)  # the call's, the text's and the run's (its call's and its text's)
+        assert counted["run touches executed: each exactly one request at the provider"] == (2, 2)
         assert as_json(lines)["exact"] is True
 
         row = await db.fetchrow("SELECT type, business_id, data FROM calls.outbox WHERE type = ANY($1::text[]) "
@@ -96,6 +106,6 @@ async def test_a_small_history_balances_and_a_second_terminal_event_is_caught(st
             await db.execute("DELETE FROM calls.outbox WHERE event_id = $1", doubled)
         assert set(broken) == {ONE_EVENT, DELIVERED}, render(list(broken.values()))
         assert (broken[ONE_EVENT].expected, broken[ONE_EVENT].actual) == (1, 0)
-        assert (broken[DELIVERED].expected, broken[DELIVERED].actual) == (3, 2)
+        assert (broken[DELIVERED].expected, broken[DELIVERED].actual) == (5, 4)
     finally:
         await receiver.stop()
