@@ -2,7 +2,6 @@
 webhook subscription) reads exact on every line; a promise broken on purpose (a second terminal event of the call
 in the calls service's outbox, never relayed) makes its lines, and only those, inexact."""
 import uuid
-from collections import Counter
 
 from bench.balancer import Balancer
 from bench.soak.client import SoakClient
@@ -20,15 +19,13 @@ DELIVERED = "events committed: delivered at least once to each matching subscrip
 
 
 class Partner:
-    """The ledger's view of a test receiver (bench.soak.ledger.Partner)."""
+    """The ledger's view of a test receiver (bench.soak.ledger.Partner): its one path, /hooks."""
 
     def __init__(self, receiver: Receiver):
         self.receiver = receiver
 
-    def deliveries(self) -> dict[str, int]:
-        return Counter(r["json"]["event_id"] for r in self.receiver.requests if r["accepted"])
-
-    def events(self) -> dict[str, dict]:
+    def events(self, name: str | None = None) -> dict[str, dict]:
+        assert name in (None, "hooks")
         return {event_id: r["json"] for event_id, r in self.receiver.events().items()}
 
 
