@@ -344,11 +344,14 @@ def sent_at(message: Mapping[str, Any]) -> datetime:
 
 
 async def texts_lines(stores: Stores, history: History) -> list[Line]:
+    """What the provider took from the tenants' numbers as sends (outbound-api: our requests; outbound-reply is
+    the provider's own keyword confirmation or a TwiML answer) against the texts the load saw accepted, and no text
+    after a STOP."""
     since = wall(history.started_wall).replace(microsecond=0)
     taken: list[dict[str, Any]] = []
     for number in {n for t in history.tenants.values() if (n := t.number)}:
         taken += [m for m in await stores.texts_from(number)
-                  if m["direction"].startswith("outbound") and sent_at(m) >= since]
+                  if m["direction"] == "outbound-api" and sent_at(m) >= since]
     count = Counter(m["sid"] for m in taken)
     not_once = [f"{sid} x{count[sid]}" for sid in history.texts if count[sid] != 1]
     once = line("texts accepted: each taken by the provider once", len(history.texts),
@@ -357,14 +360,24 @@ async def texts_lines(stores: Stores, history: History) -> list[Line]:
         "SELECT provider_sid FROM messaging.messages WHERE provider_sid = ANY($1::text[])", list(count))}
     strays = [f"{m['sid']} to {m['to']}" for m in taken if m["sid"] not in ours]
     unrecorded = line("texts the provider took that we have no record of", 0, len(strays), shown(strays))
-    after = []
+    # The provider refuses a text to a texter who sent STOP to that number (21610: the simulator keeps Twilio's
+    # default handling), so what it took shows only a provider that does not; our own outbound rows after the
+    # acknowledgement show that we tried at all.
+    taken_after, tried_after = [], []
     for contact, number, acknowledged in history.stops:
         # The provider's times are whole seconds: a text in the second of the acknowledgement is given the benefit.
         cutoff = wall(acknowledged).replace(microsecond=0) + timedelta(seconds=1)
-        after += [f"{m['sid']} {number}->{contact}" for m in taken
-                  if m["from"] == number and m["to"] == contact and sent_at(m) >= cutoff]
-    stops = line("texts sent after their STOP was acknowledged", 0, len(after),
-                 f"STOPs {len(history.stops)}" + (f"; after: {shown(after)}" if after else ""))
+        ours = await stores.db.fetch("SELECT id, status, provider_sid FROM messaging.messages WHERE direction = "
+                                     "'outbound' AND from_number = $1 AND to_number = $2 AND created_at > $3",
+                                     number, contact, wall(acknowledged))
+        tried_after += [f"{r['id']} {r['status']} {number}->{contact}" for r in ours]
+        taken_after += [f"{m['sid']} {number}->{contact}" for m in taken  # a text of ours is counted once
+                        if m["from"] == number and m["to"] == contact and sent_at(m) >= cutoff
+                        and m["sid"] not in {r["provider_sid"] for r in ours}]
+    stops = line("texts sent or tried after their STOP was acknowledged", 0, len(taken_after) + len(tried_after),
+                 "; ".join(filter(None, [f"STOPs {len(history.stops)}",
+                                         f"taken by the provider: {shown(taken_after)}" if taken_after else "",
+                                         f"ours: {shown(tried_after)}" if tried_after else ""])))
     return [once, unrecorded, stops]
 
 

@@ -2,6 +2,7 @@
 webhook subscription) reads exact on every line; a promise broken on purpose (a second terminal event of the call
 in the calls service's outbox, never relayed) makes its lines, and only those, inexact."""
 import uuid
+from datetime import UTC, datetime
 
 from bench.balancer import Balancer
 from bench.soak.client import SoakClient
@@ -47,7 +48,7 @@ async def exact_ledger(stack, history, partner) -> list[Line]:
 
 
 async def test_a_small_history_balances_and_a_second_terminal_event_is_caught(stack, api, account, calling_agent,
-                                                                              db):
+                                                                              sms, db):
     business_id, key = account["business_id"], account["key"]
     account_id = str(await db.fetchval("SELECT account_id FROM accounts.businesses WHERE id = $1", business_id))
     to = number(f"{uuid.uuid4().int % 10_000:04d}")
@@ -81,6 +82,9 @@ async def test_a_small_history_balances_and_a_second_terminal_event_is_caught(st
                       lambda c: c["status"] in ENDED and c["ended_reason"] is not None)
         await settled(client, tenant, "/api/v1/sms/messages", {"limit": "10"},
                       lambda page: [m["status"] for m in page["messages"]] == ["delivered", "delivered"])
+        stopper = number(f"{uuid.uuid4().int % 10_000:04d}")
+        await sms.text_in(stopper, tenant.number, "STOP")  # answered 2xx: acknowledged
+        history.stops.append((stopper, tenant.number, datetime.now(UTC)))
 
         lines = await exact_ledger(stack, history, Partner(receiver))
         counted = {x.name: (x.expected, x.actual) for x in lines}
