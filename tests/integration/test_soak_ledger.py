@@ -1,6 +1,7 @@
-"""The soak's ledger (bench.soak.ledger) on the session stack: a little history made by hand (a call, a text, a
-webhook subscription) reads exact on every line; a promise broken on purpose (a second terminal event of the call
-in the calls service's outbox, never relayed) makes its lines, and only those, inexact."""
+"""The soak's ledger (bench.soak.ledger) on the session stack: a little history made by hand (a webhook subscription,
+a call, a text, a run of a call and a text touch, a STOP) reads exact on every line; a promise broken on purpose (a
+second terminal event of the call in the calls service's outbox, never relayed) makes its lines, and only those,
+inexact."""
 import uuid
 from datetime import UTC, datetime
 
@@ -31,8 +32,8 @@ class Partner:
 
 
 async def settled(client, tenant, path: str, params: dict, final) -> None:
-    """Wait, asking through the soak's client (so the usage line counts the questions), until the one item the
-    list at `path` finds for `params` passes `final`."""
+    """Wait, asking through the soak's client (so the usage line counts the questions), until the answer at `path`
+    for `params` passes `final`."""
     async def listed():
         status, body = await client.request("GET", path, tenant=tenant, params=params)
         return body
