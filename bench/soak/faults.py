@@ -171,8 +171,8 @@ def spread(rng: random.Random, faults: list[Fault], start: float, end: float) ->
     at, placed = start, []
     for fault, gap in zip(faults, gaps, strict=False):
         at += gap * scale
-        placed.append(Fault(round(at, 1), fault.kind, fault.target, fault.seconds, fault.status, fault.path))
-        at = round(at, 1) + fault.span
+        placed.append(Fault(at, fault.kind, fault.target, fault.seconds, fault.status, fault.path))
+        at += fault.span
     return placed
 
 
