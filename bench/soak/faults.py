@@ -184,16 +184,17 @@ def describe(plan: list[Fault], seed: int) -> str:
 
 
 async def run_faults(plan: list[Fault], stack: Stack, partner: Partner, history: History, voice_url: str,
-                     sms_url: str, started: float) -> None:
+                     sms_url: str, started: float, *, until: float | None = None) -> None:
     """Inject `plan`'s faults, each at `started` (monotonic) + its time at the earliest, appending each one's window
     to `history.windows` as it closes. Turns the stack's supervision on first and leaves it on (a process killed
     after this returns is started again too). A fault it cannot see recover within RECOVERY_TIMEOUT is noted in
-    `history.notes`, its window closed then."""
+    `history.notes`, its window closed then. A fault that, late behind slow recoveries, would begin after `until`
+    (monotonic: the load's quiet end) is not injected, and noted."""
     await asyncio.to_thread(stack.supervise)
     async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=30)) as http:
         injector = Injector(stack, partner, history, http, {VOICE_SIMULATOR: voice_url, SMS_SIMULATOR: sms_url})
-        await asyncio.gather(injector.in_turn([f for f in plan if f.kind in STACK_KINDS], started),
-                             injector.in_turn([f for f in plan if f.kind not in STACK_KINDS], started))
+        await asyncio.gather(injector.in_turn([f for f in plan if f.kind in STACK_KINDS], started, until),
+                             injector.in_turn([f for f in plan if f.kind not in STACK_KINDS], started, until))
 
 
 class Injector:
@@ -204,10 +205,14 @@ class Injector:
             KILL: self.kill, PAUSE: self.pause, POSTGRES_RESTART: self.restart_server, NATS_RESTART: self.restart_server,
             PROVIDER_OUTAGE: self.provider_outage, PARTNER_OUTAGE: self.partner_outage}
 
-    async def in_turn(self, faults: list[Fault], started: float) -> None:
+    async def in_turn(self, faults: list[Fault], started: float, until: float | None) -> None:
         """Each of `faults` at its time, or once the one before it has closed if that is later (noted when it is
-        more than a few seconds late)."""
+        more than a few seconds late); none after `until`."""
         for fault in sorted(faults, key=lambda f: f.at):
+            if until is not None and max(time.monotonic(), started + fault.at) > until:
+                self.history.notes.append(f"fault {fault.line()!r} not injected: it would have begun after the "
+                                          "load's faults end")
+                continue
             late = time.monotonic() - (started + fault.at)
             if late > 5:
                 self.history.notes.append(f"fault {fault.line()!r} began {late:.0f} s late: the one before it "

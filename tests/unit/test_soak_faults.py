@@ -1,11 +1,16 @@
 """The soak's fault plan (bench.soak.faults.schedule): drawn from the seed alone, every kind of platform process killed
 before any twice, no two of the stack's faults (nor two outages) within each other's span, the load's edges quiet."""
+import asyncio
 import itertools
+import time
 
+import aiohttp
 import pytest
 
 from bench.soak import faults
 from bench.soak.faults import KILL, PARTNER_OUTAGE, PROVIDER_OUTAGE, STACK_KINDS, describe, kind_of, schedule
+from bench.soak.history import History
+from bench.soak.partner import Partner
 from bench.soak.profile import SoakProfile, short
 from core import registry
 from deploy.local.stack import MAIL_CATCHALL, PAYMENTS_SIMULATOR, SMS_SIMULATOR, VOICE_SIMULATOR, X402_FACILITATOR
@@ -76,3 +81,26 @@ def test_a_profile_whose_faults_do_not_fit_is_refused():
 def test_only_the_platforms_processes_have_a_kind():
     assert kind_of("accounts-2") == "accounts" and kind_of("webhooks-dispatcher") == "webhooks-dispatcher"
     assert kind_of(VOICE_SIMULATOR) is None and kind_of(MAIL_CATCHALL) is None and kind_of("accounts-x") is None
+
+
+async def test_outages_run_in_turn_with_their_windows_and_none_after_the_end():
+    """The executor's turn over the partner's outages (no stack needed): each window from down to up again; a fault
+    that would begin after `until` is not injected, and noted."""
+    partner = await Partner().start()
+    history = History()
+    plan = [faults.Fault(0.0, PARTNER_OUTAGE, "partner", 0.3), faults.Fault(0.4, PARTNER_OUTAGE, "partner", 0.3)]
+    started = time.monotonic()
+    try:
+        async with aiohttp.ClientSession() as http:
+            injector = faults.Injector(None, partner, history, http, {})
+            turn = asyncio.create_task(injector.in_turn(plan, started, until=started + 0.35))
+            await asyncio.sleep(0.1)
+            assert partner.is_down
+            await turn
+    finally:
+        await partner.stop()
+    assert not partner.is_down
+    [window] = history.windows
+    assert (window.kind, window.target) == (PARTNER_OUTAGE, "partner")
+    assert window.start - started < 0.1 and 0.3 <= window.end - window.start < 0.6
+    assert len(history.notes) == 1 and "not injected" in history.notes[0] and "+   0.4 s" in history.notes[0]
