@@ -9,6 +9,7 @@ import time
 import aiohttp
 import pytest
 
+from core.signing import verify
 from tests.calling import call_events, settled
 from tests.leads import leads_with
 from tests.waiting import wait_until
@@ -242,14 +243,6 @@ async def test_a_calls_minutes_and_cost_reach_the_usage_log_and_the_balance(api,
     status, balance, _ = await api.request("GET", "/api/v1/balance", key=key)
     [mine] = [b for b in balance["businesses"] if b["business_id"] == account["business_id"]]
     assert mine["minutes_used"] == -(-ended["duration"] // 60) and mine["phone_numbers"] == 1
-
-
-def verify(header: str, body: bytes, secret: str) -> bool:
-    """As a partner verifies: split t and v1, recompute over '<t>.<raw body>', compare in constant time."""
-    parts = dict(p.split("=", 1) for p in header.split(",") if p.startswith("t="))
-    candidates = [p.split("=", 1)[1] for p in header.split(",") if p.startswith("v1=")]
-    expected = hmac.new(secret.encode(), f"{parts['t']}.".encode() + body, hashlib.sha256).hexdigest()
-    return any(hmac.compare_digest(expected, c) for c in candidates)
 
 
 async def test_a_calls_own_webhook_gets_its_outcome_signed_with_the_call_secret(api, account, agent):

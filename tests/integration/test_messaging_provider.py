@@ -369,6 +369,26 @@ async def test_a_send_is_never_retried_but_reads_are(client, simulator, caplog):
     assert await simulator.attempts("GET", path) == [503, 503, 200, 502, 502, 502]  # max_attempts, then the error
 
 
+async def test_a_fault_without_times_hits_every_matching_request_until_cleared(client, simulator):
+    send = f"{ACCOUNT}/Messages.json"
+    before = await simulator.attempts("POST", send)
+    added = await simulator.control("POST", "/faults", {"method": "POST", "path": f"{ACCOUNT}/Messages", "status": 500,
+                                                        "times": None})
+    assert added["fault"]["times"] is None
+    for _ in range(3):
+        with pytest.raises(ProviderError) as err:
+            await client.send_message(to=TEXTER, from_=BUSINESS, body="During the outage")
+        assert err.value.status == 500
+    status, _, body = await simulator.raw("POST", send, data={"To": TEXTER, "From": BUSINESS, "Body": "Raw"})
+    assert status == 500 and body["message"] == "Injected fault" and body["status"] == 500  # Twilio's shape
+    assert [f["times"] for f in await simulator.control("GET", "/faults")] == [None]  # still pending
+    assert await simulator.control("DELETE", "/faults") == {"cleared": 1}
+    assert (await client.send_message(to=TEXTER, from_=BUSINESS, body="After it"))["sid"]
+    assert await simulator.attempts("POST", send) == [*before, 500, 500, 500, 500, 201]
+    body = await simulator.control("POST", "/faults", {"path": "/2010-04-01", "times": 0}, expect=400)
+    assert "times must be a positive integer, or null (until cleared)" in body["message"]
+
+
 async def test_a_send_that_timed_out_is_not_repeated_though_it_went_out(simulator):
     quick = TwilioClient(simulator.url, ACCOUNT_SID, TOKEN, timeout=0.3)
     to = "+14155550177"

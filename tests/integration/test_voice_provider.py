@@ -226,6 +226,27 @@ async def test_reads_are_retried_through_server_errors(client, simulator, caplog
     assert await simulator.attempts("DELETE", path) == [503, 200]
 
 
+async def test_a_fault_without_times_hits_every_matching_request_until_cleared(client, simulator):
+    made = await client.create_assistant(ASSISTANT)
+    path = f"/assistant/{made['id']}"
+    before = await simulator.attempts("GET", path)
+    added = await simulator.control("POST", "/faults", {"method": "GET", "path": "/assistant", "status": 503,
+                                                        "times": None})
+    assert added["fault"]["times"] is None
+    for _ in range(3):  # each read retried to its max_attempts (4), every attempt hit
+        with pytest.raises(ProviderError) as err:
+            await client.get_assistant(made["id"])
+        assert err.value.status == 503
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {KEY}"}) as s:
+        async with s.get(f"{simulator.url}{path}") as r:  # in the provider's error shape
+            assert r.status == 503 and await r.json() == {"message": "Injected fault", "error": "Service Unavailable",
+                                                          "statusCode": 503}
+    assert [f["times"] for f in await simulator.control("GET", "/faults")] == [None]  # still pending
+    assert await simulator.control("DELETE", "/faults") == {"cleared": 1}
+    assert (await client.get_assistant(made["id"]))["id"] == made["id"]
+    assert await simulator.attempts("GET", path) == [*before, *[503] * 13, 200]
+
+
 async def test_creates_are_retried_on_429_but_not_on_server_errors(client, simulator):
     before = await simulator.attempts("POST", "/assistant")
     await simulator.fault("POST", "/assistant", 500)

@@ -56,9 +56,10 @@ connection failed (Twilio's default connection settings; an answer, 5xx included
 Test control plane (not Twilio's; under `/_simulator`, no authentication; errors in the same shape, code null):
 
 - `POST /_simulator/faults` `{"method": "POST"|"GET"|"*", "path": "/2010-04-01/...", "status": 503, "times": 1,
-  "delay_seconds": 0}` → 201: the next `times` API requests whose method matches and whose path starts with
-  `path` sleep `delay_seconds`, then fail with `status` in Twilio's error shape (`status` 0: the request is
-  served and its answer held back `delay_seconds`: a client time-out after the work was done).
+  "delay_seconds": 0}` → 201: the next `times` API requests (null: every request until cleared) whose method
+  matches and whose path starts with `path` sleep `delay_seconds`, then fail with `status` in Twilio's error shape
+  (`status` 0: the request is served and its answer held back `delay_seconds`: a client time-out after the work
+  was done).
   `GET /_simulator/faults` lists the pending ones; `DELETE /_simulator/faults` → `{"cleared": n}`.
 - `GET /_simulator/log?path=/2010-04-01/...&method=POST` → the last 500 API requests, oldest first:
   `[{"method", "path", "status"}]` (status null while in progress).

@@ -15,7 +15,7 @@ from providers.messaging.simulator.delivery import CallbackScript, Delivery
 from providers.messaging.simulator.errors import DELIVERY_ERRORS, error_response, fault_response
 from providers.messaging.simulator.numbers import Numbers
 from providers.messaging.simulator.optout import HANDLINGS, OptOuts
-from providers.simulator_control import ControlPlane, is_int, joined, json_object
+from providers.simulator_control import ControlPlane, FaultRules, is_int, joined, json_object
 
 
 def parse_script(body: dict[str, Any]) -> tuple[CallbackScript, list[str]]:
@@ -34,11 +34,12 @@ def refused(errors: list[str] | str, status: int = 400) -> web.Response:
 
 
 class Control(ControlPlane):
-    """A delay-only fault serves the request and holds its answer back: a send that timed out at the client
-    but went out, which must not be repeated."""
+    """A fault may stay until cleared (`times` null: an outage, as the soak injects); a delay-only fault serves the
+    request and holds its answer back: a send that timed out at the client but went out, which must not be
+    repeated."""
 
     def __init__(self, delivery: Delivery, opt_outs: OptOuts, numbers: Numbers):
-        super().__init__(refused, fault_response, hold_back=True)
+        super().__init__(refused, fault_response, rules=FaultRules(until_cleared=True), hold_back=True)
         self.delivery, self.opt_outs, self.numbers = delivery, opt_outs, numbers
 
     async def add_script(self, request: web.Request) -> web.Response:

@@ -34,10 +34,10 @@ Test control plane (not part of the provider's API; under `/_simulator`, no auth
 
 - `POST /_simulator/faults` `{"method": "POST"|"GET"|"PATCH"|"DELETE"|"*", "path": "/assistant",
   "status": 503, "times": 1, "delay_seconds": 0, "hold": "request"}` → 201 `{"fault": {...}}`: the next `times`
-  requests whose method matches and whose path starts with `path` sleep `delay_seconds`, then fail with `status`
-  and the provider's error body (`status` 0: only the delay, then the request is served normally — for time-outs;
-  with `hold` "answer" the request is served at once and its answer held back: the call is placed though the
-  client gave up waiting).
+  requests (null: every request until cleared) whose method matches and whose path starts with `path` sleep
+  `delay_seconds`, then fail with `status` and the provider's error body (`status` 0: only the delay, then the
+  request is served normally — for time-outs; with `hold` "answer" the request is served at once and its answer
+  held back: the call is placed though the client gave up waiting).
   Faults are matched in the order they were added. Defaults: method "*", path "/", status 500, times 1.
 - `GET /_simulator/faults` → the faults still pending; `DELETE /_simulator/faults` → `{"cleared": n}`.
 - `GET /_simulator/requests?path=/assistant[&method=GET]` → the last 500 provider requests whose path starts

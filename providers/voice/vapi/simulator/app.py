@@ -231,9 +231,11 @@ def injected(status: int) -> web.Response:
 
 def control_plane() -> ControlPlane:
     """Faults and the request log (`/_simulator/requests`) in the provider's error shape; PATCH faults too, as
-    the API updates with PATCH; a delay-only fault delays the request, then serves it."""
+    the API updates with PATCH; a fault may stay until cleared (`times` null: an outage, as the soak injects); a
+    delay-only fault delays the request, then serves it."""
     return ControlPlane(lambda messages, status: error_response(status, messages), injected,
-                        rules=FaultRules(methods=("*", "GET", "POST", "PATCH", "PUT", "DELETE")), log_route="/requests")
+                        rules=FaultRules(methods=("*", "GET", "POST", "PATCH", "PUT", "DELETE"), until_cleared=True),
+                        log_route="/requests")
 
 
 def eval_run_limit_from_env() -> int:
