@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test unit lock fuzz provider-fidelity protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-registry bench-runs bench-sdr bench-retention bench-rolling-restart bench-all clean
+.PHONY: run test unit lock fuzz provider-fidelity protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-registry bench-runs bench-sdr bench-retention bench-rolling-restart bench-all soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -95,6 +95,11 @@ bench-retention: $(STAMP)
 # run with lighter arguments.
 bench-all: $(STAMP)
 	$(PY) -m bench.all $(ARGS)
+
+# The soak (bench/soak): a mixed load on the scaled-out stack under injected faults, then its ledger (README, The soak).
+# SOAK_MINUTES (10), SOAK_SEED (random, printed), SOAK_PROFILE=short, SOAK_RESULTS (soak-results.json).
+soak: $(STAMP)
+	$(PY) -m bench.soak
 
 clean:
 	rm -rf $(VENV)

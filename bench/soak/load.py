@@ -46,7 +46,6 @@ Actor = Callable[[LoadContext], Awaitable[None]]
 ACTORS: list[Actor] = []  # filled by bench/soak/actors
 
 
-async def run_load(ctx: LoadContext, setup: Callable[[LoadContext], Awaitable[None]]) -> None:
-    """`setup` (the tenants), then every actor until the load's end; returns when they all have."""
-    await setup(ctx)
+async def run_load(ctx: LoadContext) -> None:
+    """Every actor until the load's end (the tenants are set up before); returns when they all have."""
     await asyncio.gather(*(actor(ctx) for actor in ACTORS))

@@ -1,5 +1,5 @@
 """The soak's webhook subscriptions: every tenant, those the signup actor adds during the load too, subscribes the
-partner's receiver to every event type offered (POST /api/v1/webhooks is keyed by the URL: a retry updates the
+partner's receiver (a path of its own, whose signing secret the partner is given) to every event type offered (POST /api/v1/webhooks is keyed by the URL: a retry updates the
 same subscription), so the ledger can check that every event the outbox committed arrived; now and then a
 `webhook.test` event is sent (delivered at once, without retries: the ledger leaves it out)."""
 from __future__ import annotations
@@ -37,10 +37,11 @@ async def _subscribe(ctx: LoadContext, tenant: Tenant) -> bool:
     if not expected(ctx, f"webhooks of {business}", status, listing, (200,)):
         return False
     status, made = await ctx.client.request("POST", WEBHOOKS, tenant=tenant, json={
-        "business_id": business, "webhook_url": ctx.partner.url, "events": listing["events"],
+        "business_id": business, "webhook_url": ctx.partner.url_for(business), "events": listing["events"],
         "description": "soak partner"})
     if not expected(ctx, f"webhook subscription of {business}", status, made):
         return False
+    ctx.partner.secret(business, made["webhook_secret"])
     ctx.history.webhooks[made["webhook"]["id"]] = business
     return True
 
