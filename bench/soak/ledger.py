@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import aiohttp
 import asyncpg
@@ -24,7 +24,9 @@ import nats
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
+from bench.soak.faults import KILL
 from bench.soak.history import History
+from bench.soak.partner import Partner
 from contracts import runs as runs_contract
 from contracts.calls import OUTCOMES, PROGRESS
 from core import deadletters, registry
@@ -38,7 +40,6 @@ if TYPE_CHECKING:
     from deploy.local.stack import Stack
 
 SLACK_SECONDS = 10.0  # after a fault's window: a 5xx answered while the platform recovers is the fault's
-KILL = "kill"  # faults.KINDS: a SIGKILL, whose target is the process name (a gateway replica's, for the usage bound)
 TERMINAL_EVENTS = ("call.completed", "call.failed")
 SHOWN = 5  # ids listed in a line's detail
 
@@ -54,13 +55,6 @@ class Line:
 
 def line(name: str, expected: int, actual: int, detail: str = "", exact: bool | None = None) -> Line:
     return Line(name, expected, actual, expected == actual if exact is None else exact, detail)
-
-
-class Partner(Protocol):
-    """What the ledger reads of the webhook receiver (bench.soak.partner.Partner): the first body it accepted (2xx)
-    of each event_id, at the path `name` (a subscription's URL ends with it) or at any."""
-
-    def events(self, name: str | None = None) -> Mapping[str, Mapping[str, Any]]: ...
 
 
 def shown(items: Iterable[object]) -> str:

@@ -9,26 +9,15 @@ from bench.balancer import Balancer
 from bench.soak.client import SoakClient
 from bench.soak.history import History, Tenant
 from bench.soak.ledger import Line, as_json, ledger, render
+from bench.soak.partner import Partner
 from tests.calling import ENDED
 from tests.compliance import answering_callee
-from tests.receiver import Receiver
 from tests.runs import RUNS, run_of, touch
 from tests.texting import number, opt_in
 from tests.waiting import wait_until
 
 ONE_EVENT = "calls placed: exactly one terminal event each (its outcome's)"
 DELIVERED = "events committed: delivered at least once to each matching subscription"
-
-
-class Partner:
-    """The ledger's view of a test receiver (bench.soak.ledger.Partner): its one path, /hooks."""
-
-    def __init__(self, receiver: Receiver):
-        self.receiver = receiver
-
-    def events(self, name: str | None = None) -> dict[str, dict]:
-        assert name in (None, "hooks")
-        return {event_id: r["json"] for event_id, r in self.receiver.events().items()}
 
 
 async def settled(client, tenant, path: str, params: dict, final) -> None:
@@ -60,11 +49,12 @@ async def test_a_small_history_balances_and_a_second_terminal_event_is_caught(st
     tenant = Tenant(business_id, account_id, key, calling_agent["id"], calling_agent["phone_number"])
     history.tenants[business_id] = tenant
     client = SoakClient(api.session, Balancer([stack.base_url]), history)
-    receiver = await Receiver().start()
+    partner = await Partner(fail_rate=0, slow_rate=0).start()
     try:
         status, hook = await client.request("POST", "/api/v1/webhooks", tenant=tenant, json={
-            "webhook_url": receiver.url, "events": ["call.completed", "call.failed", "sms.sent"]})
+            "webhook_url": partner.url_for(business_id), "events": ["call.completed", "call.failed", "sms.sent"]})
         assert status == 201, hook
+        partner.secret(business_id, hook["webhook_secret"])
         history.webhooks[hook["webhook"]["id"]] = business_id
         status, call = await client.request("POST", "/api/v1/calls", tenant=tenant, json={
             "agent_id": calling_agent["id"], "to": "+14155550161"}, idempotency_key=str(uuid.uuid4()))
@@ -87,7 +77,7 @@ async def test_a_small_history_balances_and_a_second_terminal_event_is_caught(st
         await sms.text_in(stopper, tenant.number, "STOP")  # answered 2xx: acknowledged
         history.stops.append((stopper, tenant.number, datetime.now(UTC)))
 
-        lines = await exact_ledger(stack, history, Partner(receiver))
+        lines = await exact_ledger(stack, history, partner)
         counted = {x.name: (x.expected, x.actual) for x in lines}
         assert counted[ONE_EVENT] == (1, 1)
         assert counted["texts accepted: each taken by the provider once"] == (1, 1)
@@ -103,11 +93,11 @@ async def test_a_small_history_balances_and_a_second_terminal_event_is_caught(st
             "VALUES (gen_random_uuid(), $1, $2, now(), $3, now()) RETURNING event_id",
             row["type"], row["business_id"], row["data"])
         try:
-            broken = {x.name: x for x in await ledger(stack, history, Partner(receiver)) if not x.exact}
+            broken = {x.name: x for x in await ledger(stack, history, partner) if not x.exact}
         finally:
             await db.execute("DELETE FROM calls.outbox WHERE event_id = $1", doubled)
         assert set(broken) == {ONE_EVENT, DELIVERED}, render(list(broken.values()))
         assert (broken[ONE_EVENT].expected, broken[ONE_EVENT].actual) == (1, 0)
         assert (broken[DELIVERED].expected, broken[DELIVERED].actual) == (5, 4)
     finally:
-        await receiver.stop()
+        await partner.stop()
