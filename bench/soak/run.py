@@ -1,6 +1,5 @@
 """One soak on a started stack: the tenants set up, then the load and the fault plan together for the profile's
-seconds, a quiet period for retries and deliveries to finish, and the ledger, printed and written as JSON. Returns
-0 when every ledger line is exact."""
+seconds, a quiet period for retries and deliveries to finish, and the ledger."""
 from __future__ import annotations
 
 import asyncio
@@ -33,7 +32,8 @@ if TYPE_CHECKING:
 SOAK_ENV = {**SIGNUP_ENV, "WEBHOOK_RETRY_SCALE": "0.01", "VOICE_SIM_TIME_SCALE": "0.2"}
 
 
-async def soak(stack: Stack, profile: SoakProfile, results: Path | None) -> int:
+async def soaked(stack: Stack, profile: SoakProfile) -> tuple[History, list[ledger.Line]]:
+    """What the load did and the ledger read after the quiet period."""
     history = History()
     partner = await Partner(profile.seed).start()
     plan = faults.schedule(profile, [p.name for p in stack.processes])
@@ -43,28 +43,38 @@ async def soak(stack: Stack, profile: SoakProfile, results: Path | None) -> int:
         async with aiohttp.ClientSession(cookie_jar=aiohttp.CookieJar(unsafe=True)) as http:
             balancer = Balancer(stack.gateway_urls)
             polling = asyncio.create_task(balancer.poll(http, stop_polling))
-            ctx = LoadContext(SoakClient(http, balancer, history), stack, history, profile, partner,
-                              random.Random(profile.seed), ends_at=float("inf"))
-            await tenants.setup(ctx)
-            started = time.monotonic()
-            ctx.ends_at = started + profile.seconds
-            print(f"load: {len(history.tenants)} tenants set up; {profile.seconds:g} s of load and faults", flush=True)
-            await asyncio.gather(run_load(ctx), faults.run_faults(
-                plan, stack, partner, history, simulator_url(stack, VOICE_SIMULATOR),
-                simulator_url(stack, SMS_SIMULATOR), started, until=ctx.ends_at))
-            print(f"quiet: {profile.quiet_seconds:g} s for retries and deliveries to finish", flush=True)
-            await asyncio.sleep(profile.quiet_seconds)
-            lines = await ledger.ledger(stack, history, partner)
-            stop_polling.set()
-            await polling
+            try:
+                ctx = LoadContext(SoakClient(http, balancer, history), stack, history, profile, partner,
+                                  random.Random(profile.seed), ends_at=float("inf"))
+                await tenants.setup(ctx)
+                started = time.monotonic()
+                ctx.ends_at = started + profile.seconds
+                print(f"load: {len(history.tenants)} tenants set up; {profile.seconds:g} s of load and faults",
+                      flush=True)
+                await asyncio.gather(run_load(ctx), faults.run_faults(
+                    plan, stack, partner, history, simulator_url(stack, VOICE_SIMULATOR),
+                    simulator_url(stack, SMS_SIMULATOR), started, until=ctx.ends_at))
+                print(f"quiet: {profile.quiet_seconds:g} s for retries and deliveries to finish", flush=True)
+                await asyncio.sleep(profile.quiet_seconds)
+                return history, await ledger.ledger(stack, history, partner)
+            finally:
+                stop_polling.set()
+                await polling
     finally:
         await partner.stop()
+
+
+async def soak(stack: Stack, profile: SoakProfile, results: Path | None) -> int:
+    """`make soak`: the soak, its load and ledger printed, and written as JSON to `results`; 0 when every ledger
+    line is exact."""
+    history, lines = await soaked(stack, profile)
     print(offered(history))
     print(ledger.render(lines))
     if results is not None:
         results.write_text(json.dumps({"seed": profile.seed, "seconds": profile.seconds, "offered": counts(history),
                                        "faults": Counter(w.kind for w in history.windows),
-                                       "ledger": ledger.as_json(lines)}, indent=2, default=str))
+                                       "notes": history.notes, "ledger": ledger.as_json(lines)},
+                                      indent=2, default=str))
         print(f"written to {results}")
     return 0 if all(line.exact for line in lines) else 1
 
