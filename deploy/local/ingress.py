@@ -28,7 +28,7 @@ from yarl import URL
 from core.logs import configure_simulator_logs
 from gateway.errors import error_response
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("deploy.local.ingress")  # its name when run as __main__ too
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 UPSTREAMS_ENV = "INGRESS_UPSTREAMS"
