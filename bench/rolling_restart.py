@@ -2,9 +2,9 @@
 restarted one at a time while clients keep sending, and the requests that failed counted (goal: none).
 
 The load: --concurrency clients, each sending, one after the other, reads that reach every service (PATHS), with
-a key. The local stack has no load balancer in front of its gateways, so the bench is theirs, as an Ingress is
-on Kubernetes: it sends each request to a gateway whose `/readyz` answered 200 at its last poll (every
-POLL_SECONDS). Each replica in turn is sent SIGTERM (its graceful shutdown: unready at once, serving on for
+a key. The bench balances them over the gateways itself, with the stack's ingress's Balancer (deploy.local.ingress),
+so that a failure names its replica: it sends each request to a gateway whose `/readyz` answered 200 at its last
+poll (every POLL_SECONDS). Each replica in turn is sent SIGTERM (its graceful shutdown: unready at once, serving on for
 SHUTDOWN_DELAY_SECONDS, then draining: core/grpc_server.py, gateway/serving.py), waited for, started again on its
 port; the next goes once the stack is ready again and --settle seconds have passed, so every client is connected
 to the new process. Any request that does not answer 200 is a failure, printed with its path, replica and answer.
@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 
-from bench.balancer import POLL_SECONDS, Balancer
 from bench.harness import judged, report, signed_up, with_stack
 from core import registry
+from deploy.local.ingress import POLL_SECONDS, Balancer
 from deploy.local.servers import wait_for_port
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 # A read served by each service (the balance also asks agents and messaging).
 PATHS = ("/api/v1/workspaces", "/api/v1/balance", "/api/v1/agents", "/api/v1/calls", "/api/v1/leads",
          "/api/v1/evals", "/api/v1/webhooks")
-
 
 async def load(balancer: Balancer, key: str, stop: asyncio.Event, sent: Counter[str], failed: list[str]) -> None:
     headers = {"Authorization": f"Bearer {key}"}

@@ -439,6 +439,11 @@ class Settings(BaseSettings):
     # The calls reaper: how often it looks, and how long past its max_duration a call may stay without outcome.
     calls_reaper_interval_seconds: PositiveFloat = Field(30.0, alias="CALLS_REAPER_INTERVAL_SECONDS")
     calls_reaper_margin_seconds: NonNegativeFloat = Field(120.0, alias="CALLS_REAPER_MARGIN_SECONDS")
+    # How long a call's Idempotency-Key claim holds while its request places the call; a retry takes over a claim
+    # whose lease lapsed (services.calls.service). Longer than the provider's create can take after the call is
+    # recorded: the webhook credential's read and the create, each up to 4 attempts of VOICE_TIMEOUT_SECONDS with
+    # backoffs of up to 5 s between them (providers.voice.vapi.client): 2 x (4 x 5 + 3 x 5) = 70 s by default.
+    idempotency_lease_seconds: PositiveFloat = Field(120.0, alias="IDEMPOTENCY_LEASE_SECONDS")
     # The communication runs' scheduler: how often it looks for due touches when idle, how long a claim lasts
     # (a touch whose scheduler died is claimed again after it), and the most calls of one business in flight.
     runs_poll_seconds: PositiveFloat = Field(0.2, alias="RUNS_POLL_SECONDS")

@@ -6,6 +6,7 @@ import html
 import itertools
 import re
 import uuid
+from urllib.parse import urlsplit
 
 import aiohttp
 
@@ -69,8 +70,10 @@ class Api:
         return browser
 
     async def open_link(self, link: str):
-        """Open a sign-in link as a browser does: its page, then its button (a POST); the button's answer."""
-        status, page, _ = await self.request("GET", link.removeprefix(self.base))
+        """Open a sign-in link as a browser does: its page, then its button (a POST); the button's answer. The link
+        is opened at this client's gateway (on a scaled stack it names the ingress: PUBLIC_BASE_URL)."""
+        _, _, path, query, _ = urlsplit(link)
+        status, page, _ = await self.request("GET", f"{path}?{query}" if query else path)
         assert status == 200 and "<form" in page, page
         return await self.request("POST", html.unescape(re.search(r'<form method="post" action="([^"]+)"',
                                                                   page).group(1)))

@@ -280,27 +280,50 @@ class CallsRepositoryContract:
     async def test_an_idempotency_key_is_claimed_settled_released_and_forgotten_once_expired(self, database,
                                                                                             calls_in):
         account_id, key, now = new_id(), f"key-{new_id()}", datetime.now(UTC)
-        window = now - timedelta(hours=24)
+        window, lease, token = now - timedelta(hours=24), timedelta(minutes=2), new_id()
         async with database.transaction() as conn:
             calls = calls_in(conn)
-            assert await calls.claim_key(account_id, key, "hash-1", now, window) is None
-            pending = await calls.claim_key(account_id, key, "hash-2", now, window)
-            assert await calls.claim_key(new_id(), key, "hash-2", now, window) is None  # another account's
-        assert (pending.request_hash, pending.call_id) == ("hash-1", None)
+            assert await calls.claim_key(account_id, key, "hash-1", now, window, token, lease) is None
+            pending = await calls.claim_key(account_id, key, "hash-2", now, window, new_id(), lease)
+            assert await calls.claim_key(new_id(), key, "hash-2", now, window, new_id(), lease) is None  # another's
+            assert not await calls.take_over_key(account_id, key, new_id(), lease)  # its lease runs
+        assert pending == KeyClaim("hash-1", None, placing=True)
         call_id = new_id()
         async with database.transaction() as conn:
-            await calls_in(conn).settle_key(account_id, key, call_id)
-            settled = await calls_in(conn).claim_key(account_id, key, "hash-1", now, window)
-        assert settled == KeyClaim("hash-1", call_id)
-        async with database.transaction() as conn:
-            await calls_in(conn).release_key(account_id, key)
-            assert await calls_in(conn).claim_key(account_id, key, "hash-3", now, window) is None
+            assert await calls_in(conn).hold_key(account_id, key, token, call_id)
+            await calls_in(conn).settle_key(account_id, key, token, call_id)
+            settled = await calls_in(conn).claim_key(account_id, key, "hash-1", now, window, new_id(), lease)
+            assert not await calls_in(conn).take_over_key(account_id, key, new_id(), lease)  # nobody is placing
+        assert settled == KeyClaim("hash-1", call_id, placing=False)
         later = now + timedelta(hours=25)
         async with database.transaction() as conn:
-            assert await calls_in(conn).claim_key(account_id, key, "hash-4", later, later - timedelta(hours=24)) \
-                is None
-            again = await calls_in(conn).claim_key(account_id, key, "hash-5", later, later - timedelta(hours=24))
+            again_token = new_id()
+            assert await calls_in(conn).claim_key(account_id, key, "hash-4", later, later - timedelta(hours=24),
+                                                  again_token, lease) is None
+            again = await calls_in(conn).claim_key(account_id, key, "hash-5", later, later - timedelta(hours=24),
+                                                   new_id(), lease)
+            await calls_in(conn).release_key(account_id, key, again_token)
+            assert await calls_in(conn).claim_key(account_id, key, "hash-6", later, window, new_id(), lease) is None
         assert again.request_hash == "hash-4"
+
+    async def test_a_lapsed_claim_is_taken_over_once_and_its_earlier_holder_changes_nothing(self, database,
+                                                                                           calls_in):
+        account_id, key, now = new_id(), f"key-{new_id()}", datetime.now(UTC)
+        window, earlier, taker, lease = now - timedelta(hours=24), new_id(), new_id(), timedelta(minutes=2)
+        async with database.transaction() as conn:  # a lease that lapses at once: its holder stopped
+            assert await calls_in(conn).claim_key(account_id, key, "hash-1", now, window, earlier,
+                                                  timedelta(microseconds=1)) is None
+        await asyncio.sleep(0.01)
+        async with database.transaction() as conn:
+            calls = calls_in(conn)
+            assert await calls.take_over_key(account_id, key, taker, lease)
+            assert not await calls.take_over_key(account_id, key, new_id(), lease)  # one retry takes it over
+            assert not await calls.hold_key(account_id, key, earlier, new_id())
+            await calls.settle_key(account_id, key, earlier, new_id())
+            await calls.release_key(account_id, key, earlier)
+            held = await calls.claim_key(account_id, key, "hash-1", now, window, new_id(), lease)
+        assert held == KeyClaim("hash-1", None, placing=True)
+
 
 def scenario_values(business_id: str, **values) -> dict:
     """A scenario as the create use case records it, with `values` over it."""

@@ -12,8 +12,8 @@ from typing import Any
 
 import aiohttp
 
-from bench.balancer import POLL_SECONDS, Balancer
 from bench.soak.history import Attempt, History, Retried, Tenant
+from deploy.local.ingress import POLL_SECONDS, Balancer
 
 RETRY_FOR_SECONDS = 120.0  # longer than a PostgreSQL restart and the supervisor's backoff after repeated kills
 FIRST_BACKOFF_SECONDS = 0.2

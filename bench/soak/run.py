@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import aiohttp
 
-from bench.balancer import Balancer
 from bench.signup import SIGNUP_ENV
 from bench.soak import faults, ledger
 from bench.soak.actors import tenants
@@ -21,6 +20,7 @@ from bench.soak.history import History
 from bench.soak.load import LoadContext, run_load
 from bench.soak.partner import Partner
 from bench.soak.profile import SoakProfile
+from deploy.local.ingress import Balancer
 from deploy.local.stack import SMS_SIMULATOR, VOICE_SIMULATOR
 
 if TYPE_CHECKING:

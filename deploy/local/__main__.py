@@ -43,8 +43,8 @@ def main() -> int:
         print(f"\nSwitchboard is running at {stack.base_url}", flush=True)
         print(f"  API:      {stack.base_url}/api/v1  (OpenAPI: {stack.base_url}/api/v1/openapi.json)")
         if stack.replicas > 1:
-            print(f"  Replicas: {stack.replicas} of every service and worker; gateways at "
-                  f"{', '.join(stack.gateway_urls)}")
+            print(f"  Replicas: {stack.replicas} of every service, worker and the gateway; the ingress at "
+                  f"{stack.base_url} sends each request to a ready gateway ({', '.join(stack.gateway_urls)})")
         print(f"  Database: {'embedded PostgreSQL' if stack.postgres else 'DATABASE_URL'}; "
               f"events: {'embedded NATS JetStream' if stack.nats else 'NATS_URL'}")
         for label, variable, simulator, what, verb in (

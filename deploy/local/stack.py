@@ -14,8 +14,10 @@ Every process is started with the launcher's environment and `extra_env`: OTEL_E
 other OTEL_* variables set there reach each one, which then exports its spans (core.telemetry).
 
 With `replicas=2` (`REPLICAS=2 make run`) every service, worker and the gateway runs twice against the one
-PostgreSQL and NATS: the second gateway on a port of its own (`gateway_urls`), and each service's address is both
-of its replicas (`ipv4:127.0.0.1:P1,127.0.0.1:P2`), which core.rpc's channels balance round robin.
+PostgreSQL and NATS: each gateway on a port of its own (`gateway_urls`) behind the ingress (deploy.local.ingress),
+which listens on `http_port` (`base_url`, the public URL the providers' webhooks come to) as an Ingress does on
+Kubernetes; and each service's address is both of its replicas (`ipv4:127.0.0.1:P1,127.0.0.1:P2`), which core.rpc's
+channels balance round robin.
 
 Each process is given only its own secrets (core.registry.SECRETS; a simulator, its provider's credentials): the
 secrets for one purpose are derived here from the data folder's server secret (or SWITCHBOARD_SECRET_KEY).
@@ -40,6 +42,7 @@ from pathlib import Path
 from core import caller, db_roles, nats_auth, registry
 from core.migrations import upgrade_all
 from core.settings import SECRET_FIELDS, derived_secrets
+from deploy.local.ingress import UPSTREAMS_ENV
 from deploy.local.servers import Nats, Postgres, free_port, port_is_free, stop_process, stop_processes, wait_for_port
 from deploy.local.supervision import Supervisor
 from providers.messaging.webhooks import INBOUND_PATH
@@ -55,6 +58,7 @@ SMS_SIMULATOR = "sms-simulator"
 MAIL_CATCHALL = "mail-catchall"
 PAYMENTS_SIMULATOR = "payments-simulator"
 X402_FACILITATOR = "x402-facilitator"
+INGRESS = "ingress"
 
 
 @dataclass
@@ -107,7 +111,8 @@ class Stack:
 
     @property
     def gateway_urls(self) -> list[str]:
-        """Each of the stack's gateway replicas (the first is base_url)."""
+        """Each of the stack's gateway replicas, reached directly: with one, base_url; with more, the ingress at
+        base_url balances over them."""
         return [f"http://127.0.0.1:{p.port}" for p in self.pools[registry.GATEWAY]]
 
     @property
@@ -151,7 +156,8 @@ class Stack:
             **self.payments_env(),
             **self.x402_env(),
             "METRICS_PORT": "0",  # a process's own when it serves metrics (`metrics`, Process.env)
-            # Nothing here polls readiness to stop sending (core.settings): a short delay, the shutdown's steps kept.
+            # Only the ingress (replicas > 1) polls readiness to stop sending, every 0.2 s (core.settings): a short
+            # delay, the shutdown's steps kept.
             "SHUTDOWN_DELAY_SECONDS": os.environ.get("SHUTDOWN_DELAY_SECONDS", "1"),
             **self.extra_env,
         }
@@ -304,7 +310,11 @@ class Stack:
         if self.metrics:
             for p in platform:
                 p.env["METRICS_PORT"] = str(free_port())
-        self.processes = [*simulators, *platform]
+        # Several gateways have the ingress in front of them, on http_port (`pool` gave them ports of their own).
+        gateways = ",".join(self.gateway_urls)
+        entrance = [Process(INGRESS, "deploy.local.ingress", self.http_port, env={UPSTREAMS_ENV: gateways})
+                    ] if self.replicas > 1 else []
+        self.processes = [*simulators, *platform, *entrance]
         for p in self.processes:
             self.spawn(p)
         # Every process imports at once, so on two cores the last may serve long after the first: one deadline
@@ -329,10 +339,12 @@ class Stack:
 
     def pool(self, name: str, module: str) -> list[Process]:
         """The stack's replicas of the process `name`: the first as `name` on the port the registry's settings name
-        (the gateway's: http_port), each other as `name-2`, ... with its own port."""
+        (a lone gateway's: http_port; several have the ingress there, each on its own), each other as `name-2`, ...
+        with its own port."""
         port_env = "PORT" if name == registry.GATEWAY else registry.grpc_port_env(name)
-        first = Process(name, module, self.http_port if name == registry.GATEWAY else free_port(),
-                        registry.SECRETS[name])
+        port = self.http_port if name == registry.GATEWAY and self.replicas == 1 else free_port()
+        first = Process(name, module, port, registry.SECRETS[name],
+                        env={port_env: str(port)} if name == registry.GATEWAY else {})
         pool = [first]
         for n in range(2, self.replicas + 1):
             port = free_port()
@@ -409,8 +421,8 @@ class Stack:
 
     def wait_ready(self, timeout: float) -> None:
         """Until every running gateway is ready, its key cache listening (NATS ok) and its channels to every service
-        connected, each service reaching its database and NATS: what a test needs before its first request, more
-        than readiness asks (gateway.readiness)."""
+        connected, each service reaching its database and NATS, and the ingress (when there is one) forwarding to a
+        ready gateway: what a test needs before its first request, more than readiness asks (gateway.readiness)."""
         deadline = time.monotonic() + timeout
         last = ""
         while time.monotonic() < deadline:
@@ -426,7 +438,7 @@ class Stack:
 
     def _gateways_waiting(self) -> list[str]:
         """The stack's own gateways that run and are not yet ready with NATS ok and every service reached, its
-        dependencies ok."""
+        dependencies ok; and the ingress when it does not answer 200."""
         waiting = []
         for p in self.pools.get(registry.GATEWAY, []):
             if p.proc is not None and p.proc.poll() is None:
@@ -434,6 +446,11 @@ class Stack:
                     report = json.load(r)
                 if not (report["ready"] and report["nats"] == "ok" and set(report["services"].values()) == {"ok"}):
                     waiting.append(f"{p.name}: {report}")
+        if self.replicas > 1:  # the ingress, answering with a ready gateway's readiness
+            try:
+                urllib.request.urlopen(f"{self.base_url}/readyz", timeout=5).close()
+            except OSError as exc:  # refused, or an answer other than 200 (HTTPError)
+                waiting.append(f"{INGRESS}: {exc}")
         return waiting
 
     def process(self, name: str) -> Process:
@@ -446,12 +463,12 @@ class Stack:
         stop_process(p.proc, signal.SIGTERM, timeout)
 
     def stop(self, timeout: float = 15) -> None:
-        """Every process, in waves (each wave's side by side): the gateways first, then the services and workers
-        they call, then the simulators."""
+        """Every process, in waves (each wave's side by side): the ingress and the gateways first, then the services
+        and workers they call, then the simulators."""
         self.supervise(False)
         for p in self.processes:
             p.stopped = True
-        gateways = [p for p in self.processes if p.module == "gateway"]
+        gateways = [p for p in self.processes if p.module == "gateway" or p.name == INGRESS]
         services = [p for p in self.processes if p.module.startswith("services.")]
         for wave in (gateways, services, [p for p in self.processes if p not in gateways and p not in services]):
             stop_processes([p.proc for p in wave], signal.SIGTERM, timeout)

@@ -357,6 +357,10 @@ class VoiceProvider(Protocol):
     async def place_call(self, call: OutboundCall) -> str:
         """The provider's id of the call."""
 
+    async def placed_call(self, assistant_id: str, our_call_id: str) -> str | None:
+        """The provider's id of the call placed with our id (`OutboundCall.call_id`) among the assistant's newest
+        calls, None when the provider has none: whether a placing that was cut off reached the provider."""
+
     async def ended_call(self, provider_call_id: str) -> CallReport | None:
         """The call's end as the provider knows it, None while it goes on."""
 

@@ -51,11 +51,13 @@ class Call:
 
 @dataclass(frozen=True)
 class KeyClaim:
-    """An idempotency key's claim as stored (schema.idempotency_keys): the request that claimed it (its hash) and
-    the call it placed (None while that request is placing it)."""
+    """An idempotency key's claim as stored (schema.idempotency_keys): the request that claimed it (its hash), the
+    call recorded for it (None until that is recorded queued), and whether that request is still placing it (its
+    lease is not released; it may have lapsed)."""
 
     request_hash: str
     call_id: str | None
+    placing: bool = False
 
 
 @dataclass(frozen=True)

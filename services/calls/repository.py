@@ -9,7 +9,7 @@ their unit of work (`CallsUnit`, made by `calls_units`), which also writes the e
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -50,14 +50,22 @@ class CallsRepository(Protocol):
         first."""
 
     async def claim_key(self, account_id: str, key: str, request_hash: str, now: datetime,
-                        expired_before: datetime) -> KeyClaim | None:
-        """Claim an idempotency key for a new request (None), or the existing claim when it is taken; a claim made
-        before `expired_before` is forgotten first."""
+                        expired_before: datetime, token: str, lease: timedelta) -> KeyClaim | None:
+        """Claim an idempotency key for a new request under a lease of `token` for `lease` (core.leases): None; or
+        the existing claim when it is taken. A claim made before `expired_before` is forgotten first."""
 
-    async def settle_key(self, account_id: str, key: str, call_id: str) -> None:
-        """The claim's call is `call_id`."""
+    async def take_over_key(self, account_id: str, key: str, token: str, lease: timedelta) -> bool:
+        """Lease to `token` a claim still placing whose lease lapsed; False while its holder's lease runs, or when
+        another request took it over first. The writes below are fenced with their token: they change nothing
+        (hold_key: False) once another request holds the claim."""
 
-    async def release_key(self, account_id: str, key: str) -> None:
+    async def hold_key(self, account_id: str, key: str, token: str, call_id: str) -> bool:
+        """The call recorded for the claim is `call_id`."""
+
+    async def settle_key(self, account_id: str, key: str, token: str, call_id: str) -> None:
+        """The claim's call, `call_id`, is placed: its lease is released."""
+
+    async def release_key(self, account_id: str, key: str, token: str) -> None:
         """Forget the claim."""
 
     async def for_messages(self, our_ids: list[str], provider_ids: list[str]) -> list[dict[str, Any]]:
@@ -129,15 +137,21 @@ class SqlCalls:
                                  calls.c.created_at, calls.c.id, page)).map(_call)
 
     async def claim_key(self, account_id: str, key: str, request_hash: str, now: datetime,
-                        expired_before: datetime) -> KeyClaim | None:
+                        expired_before: datetime, token: str, lease: timedelta) -> KeyClaim | None:
         return records.or_none(_claim, await store.claim_key(self.conn, account_id, key, request_hash, now,
-                                                             expired_before))
+                                                             expired_before, token, lease))
 
-    async def settle_key(self, account_id: str, key: str, call_id: str) -> None:
-        await store.settle_key(self.conn, account_id, key, call_id)
+    async def take_over_key(self, account_id: str, key: str, token: str, lease: timedelta) -> bool:
+        return await store.take_over_key(self.conn, account_id, key, token, lease)
 
-    async def release_key(self, account_id: str, key: str) -> None:
-        await store.release_key(self.conn, account_id, key)
+    async def hold_key(self, account_id: str, key: str, token: str, call_id: str) -> bool:
+        return await store.hold_key(self.conn, account_id, key, token, call_id)
+
+    async def settle_key(self, account_id: str, key: str, token: str, call_id: str) -> None:
+        await store.settle_key(self.conn, account_id, key, token, call_id)
+
+    async def release_key(self, account_id: str, key: str, token: str) -> None:
+        await store.release_key(self.conn, account_id, key, token)
 
     async def for_messages(self, our_ids: list[str], provider_ids: list[str]) -> list[dict[str, Any]]:
         return [row._asdict() for row in await store.calls_for_messages(self.conn, our_ids, provider_ids)]

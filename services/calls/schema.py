@@ -9,6 +9,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from contracts.calls import PROGRESS
 from core.columns import Ts, Uuid
 from core.inbox import inbox_table
+from core.leases import lease_columns
 from core.outbox import outbox_table
 
 SCHEMA = "calls"
@@ -66,7 +67,11 @@ idempotency_keys = sa.Table(
     sa.Column("account_id", Uuid, primary_key=True),
     sa.Column("key", sa.Text, primary_key=True),
     sa.Column("request_hash", sa.Text, nullable=False),
-    sa.Column("call_id", Uuid),  # null while the first request is still placing its call
+    # The call recorded for the request: from when it is recorded queued, before the provider is asked.
+    sa.Column("call_id", Uuid),
+    # The lease of the request placing the call (core.leases; service.py: a retry takes over a lapsed one), released
+    # (both null) once the call is placed.
+    *lease_columns(),
     sa.Column("created_at", Ts, nullable=False),
 )
 

@@ -2,10 +2,23 @@
 service-layer tests; the caller's tenant comes from core.tenant.
 
 Placing a call reads the agent's calling profile (agents), the linked lead (sdr) and the business's name
-(accounts) as the caller, records the call `queued` (claiming the request's idempotency key in the same
-transaction), asks the provider with no transaction open, and then records the provider's call id. If the
-provider refuses, the call is recorded `failed` with the provider's reason and the idempotency key is freed,
-so a retry places the call: no call is left `queued` without a provider call behind it.
+(accounts) as the caller, records the call `queued`, asks the provider with no transaction open, and then records
+the provider's call id. If the provider refuses, the call is recorded `failed` with the provider's reason and the
+idempotency key is freed, so a retry places the call: no call is left `queued` without a provider call behind it.
+
+An Idempotency-Key is claimed first, under a lease (core.leases) of IDEMPOTENCY_LEASE_SECONDS: longer than the
+provider's create can take with its retries, so a holder that is alive settles or frees the claim within it. The
+claim names the call from the transaction that records it `queued`, before the provider is asked, and its lease is
+released when the provider's call id is recorded. A retry that finds the claim leased is answered 409 (still being
+placed), one that finds it settled its call. A claim whose lease lapsed was left by a process that died placing the
+call (SIGKILL: nothing freed it): the retry takes it over (one retry does: the lease is taken in one guarded
+UPDATE), instead of the key being blocked for its 24 hours. With no call named, the dead process never asked the
+provider, and the retry places the call. With a call named, it may have, so the retry reconciles before dialing:
+the call's provider id (which the provider's messages, carrying our id, set) or else the provider's own record of a
+call with our id in its metadata (`VoiceProvider.placed_call`) means it was placed, and the retry settles the claim
+on it and answers it; with neither, the call is closed `failed` as never placed and the request placed afresh.
+Every write of the claim is guarded by its holder's lease token, so a holder that was taken over (alive but slower
+than its lease) changes nothing of it and records no call under it.
 
 Every call is counted in the touch ledger against the callee's frequency caps (messaging's DecideCall, before
 anything is written or sent), whatever its compliance mode. With `enforce` the decision (do-not-call, consent, the
@@ -45,7 +58,20 @@ from services.calls.repository import CallsUnit
 from switchboard.v1 import common_pb2
 
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
+IDEMPOTENCY_LEASE = timedelta(seconds=120)  # as core.settings' IDEMPOTENCY_LEASE_SECONDS, which says why
+NEVER_PLACED = "never placed: the process placing it stopped before the provider had it"
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The idempotency key a request holds while it places its call: its lease's token (which guards its writes of
+    the claim), and the call a process that held it before recorded (a takeover)."""
+
+    account_id: str
+    key: str
+    token: str
+    earlier_call_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,8 +120,10 @@ def _found(row: Call | None) -> Call:
 
 
 class Calls:
-    def __init__(self, uow: UnitOfWork[CallsUnit], voice: VoiceProvider, neighbours: Neighbours, *, recording_secret: str, base_url: str, standings: Standings | None = None):
+    def __init__(self, uow: UnitOfWork[CallsUnit], voice: VoiceProvider, neighbours: Neighbours, *, recording_secret: str,
+                 base_url: str, standings: Standings | None = None, idempotency_lease: timedelta = IDEMPOTENCY_LEASE):
         self.uow = uow  # the calls and idempotency keys (services.calls.repository)
+        self.lease = idempotency_lease
         self.standings = standings or carried_only()  # may the business spend (core.standings)
         self.voice = voice
         self.recording_secret = recording_secret  # signs recording links
@@ -117,27 +145,61 @@ class Calls:
         who = tenant.require_account()
         request = self._checked(new)
         key = domain.check_idempotency_key(idempotency_key)
+        claim = None
         if key is not None:
-            replay = await self._claim(who.account_id, key, domain.request_hash(request))
-            if replay is not None:
-                return replay
+            claimed = await self._claim(who.account_id, key, domain.request_hash(request))
+            if isinstance(claimed, Call):
+                return claimed
+            claim = claimed
         # Once the key is claimed the placement runs to its end even if the caller goes away, so a retry with
         # the same key gets this call instead of dialing again.
-        return await to_completion(self._place_settling(request, who.account_id, key))
+        return await to_completion(self._place_settling(request, claim))
 
-    async def _place_settling(self, request: dict[str, Any], account_id: str, key: str | None) -> Placed:
-        """Place the call, then settle the claimed key on it (or free the key when nothing was placed)."""
+    async def _place_settling(self, request: dict[str, Any], claim: Claim | None) -> Placed:
+        """Place the call (or, taking over a claim, the call the earlier holder placed), then settle the claim on
+        it (or free the claim when nothing was placed). A takeover that cannot tell whether the earlier call was
+        placed (the provider unreachable) keeps the claim, for a retry after its lease to ask again."""
+        if claim is not None and claim.earlier_call_id:
+            resumed = await self._resume(claim)
+            if resumed is not None:
+                return resumed
         try:
-            placed = await self._place(request, (account_id, key) if key is not None else None)
+            placed = await self._place(request, claim)
         except BaseException:
-            if key is not None:
-                async with self.uow.transaction() as work:
-                    await work.calls.release_key(account_id, key)
+            if claim is not None:
+                await self._release(claim)
             raise
-        if key is not None and isinstance(placed, common_pb2.ComplianceDecision):
-            async with self.uow.transaction() as work:
-                await work.calls.release_key(account_id, key)
+        if claim is not None and isinstance(placed, common_pb2.ComplianceDecision):
+            await self._release(claim)
         return placed
+
+    async def _release(self, claim: Claim) -> None:
+        async with self.uow.transaction() as work:
+            await work.calls.release_key(claim.account_id, claim.key, claim.token)
+
+    async def _resume(self, claim: Claim) -> Call | None:
+        """The call an earlier holder of the claim recorded, when it reached the provider (its provider id from the
+        provider's messages, or found at the provider by our id), settled on the claim; else None, with that call
+        closed `failed` as never placed, for the request to be placed afresh."""
+        assert claim.earlier_call_id is not None
+        async with self.uow.read() as work:
+            earlier = await work.calls.owned(tenant.require_account().business_ids, claim.earlier_call_id)
+        if earlier is None:  # erased meanwhile
+            return None
+        provider_call_id = earlier.provider_call_id
+        if provider_call_id is None:
+            profile = await self.others.agents.calling_profile(earlier.agent_id)
+            provider_call_id = await self.voice.placed_call(profile.provider_assistant_id, earlier.id)
+        async with self.uow.transaction() as work:
+            if provider_call_id is None:
+                if earlier.status == "queued":
+                    await work.calls.change(earlier.id, {"status": "failed", "ended_reason": NEVER_PLACED,
+                                                         "updated_at": utcnow()})
+                return None
+            log.info("call %s of a lapsed idempotency claim was placed (%s): answered, not placed again", earlier.id,
+                     provider_call_id)
+            await work.calls.settle_key(claim.account_id, claim.key, claim.token, earlier.id)
+            return await work.calls.change(earlier.id, {"provider_call_id": provider_call_id, "updated_at": utcnow()})
 
     @staticmethod
     def _checked(new: NewCall) -> dict[str, Any]:
@@ -166,25 +228,32 @@ class Calls:
             "touch_id": optional_text(new.touch_id, "touch_id", domain.REFERENCE_MAX),
         }
 
-    async def _claim(self, account_id: str, key: str, request_hash: str) -> Call | None:
-        """None when this request may go ahead; the first call when it repeats a finished request."""
-        now = utcnow()
+    async def _claim(self, account_id: str, key: str, request_hash: str) -> Claim | Call:
+        """The claim this request holds to go ahead (a new one, or one taken over from a holder whose lease
+        lapsed); the first call when it repeats a finished request."""
+        now, token = utcnow(), new_id()
         async with self.uow.transaction() as work:
             repository = work.calls
-            taken = await repository.claim_key(account_id, key, request_hash, now, now - IDEMPOTENCY_WINDOW)
+            taken = await repository.claim_key(account_id, key, request_hash, now, now - IDEMPOTENCY_WINDOW, token,
+                                               self.lease)
             if taken is None:
-                return None
+                return Claim(account_id, key, token)
             if taken.request_hash != request_hash:
                 raise ServiceError("conflict", "this Idempotency-Key was used with another request in the last 24 "
                                    "hours; use a new key for a new call")
-            if taken.call_id is None:
+            if not taken.placing:
+                assert taken.call_id is not None  # a settled claim names its call
+                return _found(await repository.owned(tenant.require_account().business_ids, taken.call_id))
+            if not await repository.take_over_key(account_id, key, token, self.lease):
                 raise ServiceError("conflict", "a request with this Idempotency-Key is still being placed; retry in "
                                    "a moment to get its call")
-            return _found(await repository.owned(tenant.require_account().business_ids, taken.call_id))
+        log.warning("taking over the idempotency claim of a request whose lease lapsed (its process stopped placing "
+                    "call %s)", taken.call_id or "none yet")
+        return Claim(account_id, key, token, taken.call_id)
 
-    async def _place(self, request: dict[str, Any], key: tuple[str, str] | None) -> Placed:
-        """The call placed (its claimed idempotency `key`, (account_id, key), settled on it in the transaction that
-        records the provider's call id), or the decision that deferred it."""
+    async def _place(self, request: dict[str, Any], claim: Claim | None) -> Placed:
+        """The call placed (the request's idempotency claim naming it in the transaction that records it queued,
+        and settled on it in the one that records the provider's call id), or the decision that deferred it."""
         profile = await self.others.agents.calling_profile(request["agent_id"])
         if profile.provider_phone_number_id is None:
             raise invalid("agent_id names an agent without a phone number: assign it a number first")
@@ -205,6 +274,9 @@ class Calls:
         disclosure, disclosure_spoken = domain.recording_disclosure(
             zones.possible_states(request["to"], lead.state if lead else None), profile.disclosure, outbound=True)
         async with self.uow.transaction() as work:
+            if claim is not None and not await work.calls.hold_key(claim.account_id, claim.key, claim.token, call_id):
+                raise ServiceError("conflict", "this request's Idempotency-Key was taken over by a retry after its "
+                                   "lease lapsed; the retry places the call")
             await work.calls.add(
                 id=call_id, business_id=profile.business_id, agent_id=profile.agent_id, agent_name=profile.name,
                 lead_id=lead.id if lead else None, direction="outbound", status="queued", to_number=request["to"],
@@ -228,8 +300,8 @@ class Calls:
             raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
         async with self.uow.transaction() as work:
             repository = work.calls
-            if key is not None:
-                await repository.settle_key(*key, call_id)
+            if claim is not None:
+                await repository.settle_key(claim.account_id, claim.key, claim.token, call_id)
             placed_call = await repository.change(call_id, {"provider_call_id": provider_call_id,
                                                             "updated_at": utcnow()})
         if placed_call is None:  # erased while it was being placed

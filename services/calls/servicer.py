@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from core import aggregates, standings
@@ -169,7 +169,8 @@ def build(runtime: Runtime) -> CallsServicer:
     others = grpc_neighbours(runtime.client)
     held = standings.heard_by(runtime)
     units = calls_units(runtime.db)
-    calls = Calls(units, voice, others, recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url, standings=held)
+    calls = Calls(units, voice, others, recording_secret=s.recording_links_secret.reveal(), base_url=s.public_base_url,
+                  standings=held, idempotency_lease=timedelta(seconds=s.idempotency_lease_seconds))
     inbound = Inbound(units, others, standings=held)
     tools = ToolCalls(units, others.agents, texts=others.texts,
                       bookings=BookingTools(others.bookings, others.leads), leads=LeadTools(others.leads))

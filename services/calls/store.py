@@ -10,7 +10,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contracts.calls import PROGRESS
-from core import aggregates
+from core import aggregates, leases
 from services.calls.domain import CallFilter
 from services.calls.schema import calls, idempotency_keys, tool_calls
 
@@ -47,30 +47,52 @@ def transcripts_of(business_ids: Iterable[str], agent_id: str | None, since: dat
 # -- idempotency keys ------------------------------------------------------------------------
 
 async def claim_key(conn: AsyncConnection, account_id: str, key: str, request_hash: str, now: datetime,
-                    expired_before: datetime) -> Any:
-    """Claim an idempotency key for a new request; the existing claim (request_hash, call_id) when it is taken.
-    A claim older than `expired_before` is forgotten first."""
+                    expired_before: datetime, token: str, lease: timedelta) -> Any:
+    """Claim an idempotency key for a new request, under a lease (core.leases) of `token` for `lease`; the
+    existing claim (request_hash, call_id, placing) when it is taken. A claim older than `expired_before` is
+    forgotten first."""
     k = idempotency_keys.c
     await conn.execute(idempotency_keys.delete().where(k.account_id == account_id, k.key == key,
                                                        k.created_at < expired_before))
     claimed = (await conn.execute(insert(idempotency_keys).values(
-        account_id=account_id, key=key, request_hash=request_hash, created_at=now)
-        .on_conflict_do_nothing().returning(k.key))).first()
+        account_id=account_id, key=key, request_hash=request_hash, lease_token=token,
+        lease_until=sa.func.now() + lease, created_at=now).on_conflict_do_nothing().returning(k.key))).first()
     if claimed is not None:
         return None
-    return (await conn.execute(sa.select(k.request_hash, k.call_id).where(k.account_id == account_id,
-                                                                          k.key == key))).first()
+    return (await conn.execute(sa.select(k.request_hash, k.call_id, k.lease_token.is_not(None).label("placing"))
+                               .where(k.account_id == account_id, k.key == key))).first()
 
 
-async def settle_key(conn: AsyncConnection, account_id: str, key: str, call_id: str) -> None:
-    await conn.execute(idempotency_keys.update().where(idempotency_keys.c.account_id == account_id,
-                                                       idempotency_keys.c.key == key).values(call_id=call_id))
+def _claim(account_id: str, key: str) -> tuple[sa.ColumnElement[bool], ...]:
+    return idempotency_keys.c.account_id == account_id, idempotency_keys.c.key == key
 
 
-async def release_key(conn: AsyncConnection, account_id: str, key: str) -> None:
-    """Forget a claim whose request failed, so that a retry places the call."""
-    await conn.execute(idempotency_keys.delete().where(idempotency_keys.c.account_id == account_id,
-                                                       idempotency_keys.c.key == key))
+async def take_over_key(conn: AsyncConnection, account_id: str, key: str, token: str, lease: timedelta) -> bool:
+    """Lease to `token` a claim whose request is still placing its call but whose lease lapsed (its holder
+    stopped), unless another retry took it over first."""
+    k = idempotency_keys.c
+    return (await conn.execute(idempotency_keys.update()
+                               .where(*_claim(account_id, key), k.lease_token.is_not(None), leases.free(idempotency_keys))
+                               .values(lease_token=token, lease_until=sa.func.now() + lease)
+                               .returning(k.key))).first() is not None
+
+
+async def hold_key(conn: AsyncConnection, account_id: str, key: str, token: str, call_id: str) -> bool:
+    """Name the claim's call, if `token` still holds its lease."""
+    return (await conn.execute(idempotency_keys.update()
+                               .where(*_claim(account_id, key), leases.held(idempotency_keys, token))
+                               .values(call_id=call_id).returning(idempotency_keys.c.key))).first() is not None
+
+
+async def settle_key(conn: AsyncConnection, account_id: str, key: str, token: str, call_id: str) -> None:
+    """The claim's call is placed: named, and the lease released (if `token` still holds it)."""
+    await conn.execute(idempotency_keys.update().where(*_claim(account_id, key), leases.held(idempotency_keys, token))
+                       .values(call_id=call_id, **leases.RELEASED))
+
+
+async def release_key(conn: AsyncConnection, account_id: str, key: str, token: str) -> None:
+    """Forget a claim whose request failed, so that a retry places the call (if `token` still holds it)."""
+    await conn.execute(idempotency_keys.delete().where(*_claim(account_id, key), leases.held(idempotency_keys, token)))
 
 
 async def calls_for_messages(conn: AsyncConnection, our_ids: list[str], provider_ids: list[str]) -> list[Any]:

@@ -20,7 +20,8 @@ callback that overtakes the provider's answer still finds its message.
 A caller that can wait (a communication run) places its texts (PlaceSms): a deferral is then its answer, as data,
 instead of an error. A send with an idempotency key claims the key with its message (one insert, the first wins);
 a send whose key already names a message of the business answers with that message as it stands (even pending:
-its first send may still be at the provider), with no second text and no new decision. The message keeps the run's
+its first send may still be at the provider), or with the provider's refusal again when the provider refused it (a
+replay answers what the first send did), with no second text and no new decision. The message keeps the run's
 reference and touch id, and its sms.* events carry them. An agent's send_sms or send_link (actor agent_tool) may
 name the call on which the recipient asked for the text: their asking is conversational consent (source
 call_request), recorded in the send's transaction before the decision, where an explicit opt-out still wins.
@@ -100,12 +101,27 @@ def checked(new: NewText) -> NewText:
         requested_on_call=require_uuid(new.requested_on_call, "requested_on_call") if new.requested_on_call else None)
 
 
-def same_text(earlier: Message, text: NewText, sender: str) -> Message:
-    """The message an idempotency key already names, if it was this text; else 409 conflict."""
+def same_text(earlier: Message, text: NewText, sender: str) -> Sent:
+    """What the send that wrote the message an idempotency key already names answered, if it was this text (else 409
+    conflict): a replay answers as the first send did, errors included. A message the provider refused (failed with
+    no sid) is that refusal again; any other is the message as it stands (even pending or unknown: its first send
+    may still be at the provider, and the replay is how a caller learns what became of it)."""
     if (earlier.to_number, earlier.body, earlier.from_number) != (text.to, text.body, sender):
         raise ServiceError("conflict", "this idempotency_key was used for another text (recipient, sender or "
                            "body); use a new key for a new text")
-    return earlier
+    if earlier.status == "failed" and not earlier.provider_sid:
+        raise provider_refusal(earlier.to_number, sender, earlier.error_code, earlier.error_message or "")
+    return Sent(earlier, sender)
+
+
+def provider_refusal(to: str, sender: str, code: str | int | None, why: str) -> ServiceError:
+    """The error a text the provider refused is answered with (`code`, `why`: the provider's): number_opted_out
+    when the recipient replied STOP to the sender there, else sms_send_failed."""
+    if code is not None and str(code) == str(UNSUBSCRIBED_RECIPIENT):
+        return ServiceError("number_opted_out", f"{to} replied STOP to {sender}: the messaging provider refuses "
+                            f"texts to them from it ({code}), and their opt-out is now recorded. Texts resume only "
+                            "after they reply START (an opt-in through the API does not lift the provider's block)")
+    return ServiceError("sms_send_failed", f"the messaging provider did not take the message: {why}")
 
 
 def status_callback_url(base_url: str, message_id: str) -> str:
@@ -156,7 +172,7 @@ class Texts:
             async with self.uow.read() as work:
                 earlier = await work.messages.message_by_key(business_id, text.idempotency_key)
             if earlier is not None:
-                return Sent(same_text(earlier, text, sender), sender)
+                return same_text(earlier, text, sender)
         await self.standings.require_good(business_id, "sending texts")
         plan_id = await self.compliance.plan_of(business_id)
         lead = await self._lead(business_id, to, text.lead_id)
@@ -181,7 +197,7 @@ class Texts:
             assert refusal is not None  # an allowed text is written
             raise refusal
         if not written.fresh:
-            return Sent(same_text(row, text, sender), sender)  # a racing send with the same key wrote first
+            return same_text(row, text, sender)  # a racing send with the same key wrote first
         try:
             accepted = await self.sms.send_message(to=to, from_=sender, body=text.body,
                                                    status_callback=status_callback_url(self.base_url, row.id))
@@ -195,15 +211,9 @@ class Texts:
                                    f"have gone out. Message {row.id} is unknown until the provider's callback or "
                                    "our check says what became of it; to learn it, repeat the request with the same "
                                    "Idempotency-Key (never without one: that could text twice)") from None
-            opted_out = exc.code == UNSUBSCRIBED_RECIPIENT
             assert written.logged is not None  # an allowed text's decision is logged with it
-            await self._record_failure(row, exc, written.logged.id, opted_out)
-            if opted_out:
-                raise ServiceError("number_opted_out", f"{to} replied STOP to {sender}: the messaging provider refuses "
-                                   f"texts to them from it ({exc.code}), and their opt-out is now recorded. Texts "
-                                   "resume only after they reply START (an opt-in through the API does not lift "
-                                   "the provider's block)") from None
-            raise ServiceError("sms_send_failed", f"the messaging provider did not take the message: {exc}") from None
+            await self._record_failure(row, exc, written.logged.id, exc.code == UNSUBSCRIBED_RECIPIENT)
+            raise provider_refusal(to, sender, exc.code, str(exc)) from None
         return Sent(await self.record_accepted(row, accepted), sender)
 
     async def _lead(self, business_id: str, phone: str, lead_id: str | None) -> Lead | None:

@@ -1,7 +1,12 @@
 """POST/GET /api/v1/calls: placing outbound calls at the voice provider with the agent's outbound
 configuration and the lead's enrichment, idempotent retries, provider failures, validation and tenancy."""
 import uuid
+from datetime import timedelta
 
+import asyncpg
+
+from services.calls import domain
+from services.calls.service import Calls, NewCall
 from tests.calling import place
 from tests.waiting import wait_until
 
@@ -88,6 +93,38 @@ async def test_an_idempotency_key_places_one_call(api, account, voice, calling_a
     status, body, _ = await api.request("POST", "/api/v1/calls", key=key, json={**body, "to": "+14155550180"},
                                         headers=idem)
     assert status == 409 and "Idempotency-Key" in body["error"]["message"]
+
+
+async def test_a_key_a_killed_calls_process_left_claimed_is_taken_over_once_its_lease_lapsed(api, account, voice,
+                                                                                           calling_agent, stack):
+    """Issue 55: a calls process killed after claiming the key, before recording the call, left the key answering
+    409 (still being placed) for 24 hours. The claim as it left it (no call named) is taken over by the retry once
+    its lease lapsed, and the call placed once; a claim whose lease runs is still being placed."""
+    agent, key = calling_agent, account["key"]
+    body = {"agent_id": agent["id"], "to": "+14155550182"}
+    running, lapsed = f"running-{uuid.uuid4()}", f"lapsed-{uuid.uuid4()}"
+    conn = await asyncpg.connect(stack.database_url)
+    try:
+        account_id = await conn.fetchval("SELECT account_id FROM accounts.businesses WHERE id = $1",
+                                         account["business_id"])
+        for idem, lease_left in ((running, timedelta(minutes=1)), (lapsed, timedelta(seconds=-1))):
+            await conn.execute(
+                "INSERT INTO calls.idempotency_keys (account_id, key, request_hash, lease_token, lease_until, "
+                "created_at) VALUES ($1, $2, $3, gen_random_uuid(), now() + $4, now() - interval '3 min')",
+                account_id, idem, domain.request_hash(Calls._checked(NewCall(**body))), lease_left)
+    finally:
+        await conn.close()
+    status, refused, _ = await api.request("POST", "/api/v1/calls", key=key, json=body,
+                                           headers={"Idempotency-Key": running})
+    assert status == 409 and "still being placed" in refused["error"]["message"], refused
+    status, call, _ = await api.request("POST", "/api/v1/calls", key=key, json=body,
+                                        headers={"Idempotency-Key": lapsed})
+    assert status == 201, call
+    status, again, _ = await api.request("POST", "/api/v1/calls", key=key, json=body,
+                                         headers={"Idempotency-Key": lapsed})
+    assert status == 201 and again["id"] == call["id"]
+    status, listed = await voice.request("GET", f"/call?assistantId={agent['provider_assistant_id']}")
+    assert [placed["id"] for placed in listed] == [call["conversation_id"]]
 
 
 async def test_a_provider_refusal_is_call_failed_and_leaves_no_queued_call(api, account, voice, calling_agent):

@@ -5,11 +5,11 @@ inexact."""
 import uuid
 from datetime import UTC, datetime
 
-from bench.balancer import Balancer
 from bench.soak.client import SoakClient
 from bench.soak.history import History, Tenant
 from bench.soak.ledger import Line, as_json, ledger, render
 from bench.soak.partner import Partner
+from deploy.local.ingress import Balancer
 from tests.calling import ENDED
 from tests.compliance import answering_callee
 from tests.runs import RUNS, run_of, touch

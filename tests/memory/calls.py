@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from contracts.calls import PROGRESS
+from core import leases
 from core.ids import utcnow
 from core.records import record
 from services.calls.records import Call, KeyClaim, ToolCallRecord
@@ -52,8 +53,9 @@ class MemoryCalls:
                         and agent_id in (None, row["agent_id"]) and row["transcript"] is not None
                         and row["created_at"] >= since], calls.c.created_at, calls.c.id, page).map(_paged_call)
 
-    async def claim_key(self, account_id, key, request_hash, now, expired_before):
-        claim = {"account_id": account_id, "key": key, "request_hash": request_hash, "created_at": now}
+    async def claim_key(self, account_id, key, request_hash, now, expired_before, token, lease):
+        claim = {"account_id": account_id, "key": key, "request_hash": request_hash, "lease_token": token,
+                 "lease_until": utcnow() + lease, "created_at": now}
         taken = self.keys.get(key_of(idempotency_keys, claim))
         if taken is not None and taken["created_at"] < expired_before:
             del self.keys[key_of(idempotency_keys, taken)]
@@ -61,15 +63,32 @@ class MemoryCalls:
         if taken is None:
             insert(self.keys, idempotency_keys, claim)
             return None
-        return KeyClaim(taken["request_hash"], taken["call_id"])
+        return KeyClaim(taken["request_hash"], taken["call_id"], taken["lease_token"] is not None)
 
-    async def settle_key(self, account_id, key, call_id) -> None:
+    def _held(self, account_id, key, token) -> dict | None:
         claim = self.keys.get((account_id, key))
+        return claim if claim is not None and claim["lease_token"] == token else None
+
+    async def take_over_key(self, account_id, key, token, lease) -> bool:
+        claim = self.keys.get((account_id, key))
+        if claim is None or claim["lease_token"] is None or claim["lease_until"] >= utcnow():
+            return False
+        update(idempotency_keys, claim, {"lease_token": token, "lease_until": utcnow() + lease})
+        return True
+
+    async def hold_key(self, account_id, key, token, call_id) -> bool:
+        claim = self._held(account_id, key, token)
         if claim is not None:
             update(idempotency_keys, claim, {"call_id": call_id})
+        return claim is not None
 
-    async def release_key(self, account_id, key) -> None:
-        self.keys.pop((account_id, key), None)
+    async def settle_key(self, account_id, key, token, call_id) -> None:
+        if await self.hold_key(account_id, key, token, call_id):
+            update(idempotency_keys, self.keys[(account_id, key)], leases.RELEASED)
+
+    async def release_key(self, account_id, key, token) -> None:
+        if self._held(account_id, key, token) is not None:
+            del self.keys[(account_id, key)]
 
     async def for_messages(self, our_ids, provider_ids):
         return [dict(row) for _, row in sorted(self.calls.items())

@@ -15,17 +15,18 @@ from core.errors import ServiceError
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
-from providers.voice.port import CallRef, Ignored
+from providers.voice.port import CallRef, Ignored, ProviderError
 from providers.voice.vapi import calls as vapi_calls
 from services.calls import domain
+from services.calls import schema as calls_schema
 from services.calls.domain import EVERY_CALL, CallFilter
 from services.calls.inbound_service import HELD_MESSAGE, NOT_IN_SERVICE, Inbound
 from services.calls.ports import CallingProfile, Lead, NumberRoute
 from services.calls.repository import calls_units
 from services.calls.schema import idempotency_keys
-from services.calls.service import IDEMPOTENCY_WINDOW, Calls, NewCall
+from services.calls.service import IDEMPOTENCY_WINDOW, NEVER_PLACED, Calls, NewCall
 from switchboard.v1 import common_pb2
-from tests.memory import MemoryDatabase
+from tests.memory import MemoryDatabase, insert
 from tests.memory.calls import MemoryCalls
 from tests.service.fakes import CallsNeighbours, accounts_saying
 
@@ -127,6 +128,73 @@ async def test_a_key_is_forgotten_after_its_window(calls, database, profile, voi
             claim["created_at"] -= IDEMPOTENCY_WINDOW + timedelta(minutes=1)
     second = await calls.create(call_to(profile, OTHER_CALLEE), "key-1")
     assert second.id != first.id and second.to_number == OTHER_CALLEE and len(await provider_calls(voice)) == 2
+
+
+async def lapsed_claim(database: MemoryDatabase, caller: Tenant, profile: CallingProfile,
+                       call_id: str | None = None, lease_until: datetime | None = None) -> None:
+    """The claim of key-1 as a process left it when it was killed placing `call_to(profile)` (nothing freed it): its
+    lease lapsed (or runs until `lease_until`), naming `call_id` if it had recorded the call queued."""
+    now = datetime.now(UTC)
+    async with database.transaction() as conn:
+        insert(conn.rows(idempotency_keys), idempotency_keys, {
+            "account_id": caller.account_id, "key": "key-1", "call_id": call_id, "lease_token": new_id(),
+            "request_hash": domain.request_hash(Calls._checked(call_to(profile))),
+            "lease_until": lease_until or now - timedelta(seconds=1), "created_at": now - timedelta(minutes=3)})
+
+
+async def test_a_claim_whose_process_was_killed_before_recording_the_call_is_taken_over(calls, database, caller,
+                                                                                       profile, voice):
+    """Issue 55: the key was blocked for 24 hours (409 still being placed). While the lease runs it still is."""
+    await lapsed_claim(database, caller, profile, lease_until=datetime.now(UTC) + timedelta(minutes=1))
+    with pytest.raises(ServiceError) as placing:
+        await calls.create(call_to(profile), "key-1")
+    assert placing.value.code == "conflict" and "still being placed" in placing.value.message
+    async with database.transaction() as conn:
+        conn.rows(idempotency_keys).clear()
+    await lapsed_claim(database, caller, profile)
+    placed = await calls.create(call_to(profile), "key-1")
+    assert [sent["id"] for sent in await provider_calls(voice)] == [placed.provider_call_id]
+    assert await calls.create(call_to(profile), "key-1") == placed
+
+
+async def test_a_taken_over_claim_answers_the_call_its_killed_process_placed_at_the_provider(calls, database,
+                                                                                           caller, profile, voice):
+    """The process was killed after the provider created the call, before it recorded the provider's id: the
+    retry finds the call at the provider by our id and answers it, dialing no second time."""
+    placed = await calls.create(call_to(profile), "key-1")
+    async with database.transaction() as conn:
+        conn.rows(idempotency_keys).clear()
+        conn.rows(calls_schema.calls)[(placed.id,)]["provider_call_id"] = None
+    await lapsed_claim(database, caller, profile, placed.id)
+    await voice.fail_next("GET", "/call", 500)
+    with pytest.raises(ProviderError):  # whether it was placed is unknown: the claim stays, leased to this retry
+        await calls.create(call_to(profile), "key-1")
+    with pytest.raises(ServiceError) as placing:
+        await calls.create(call_to(profile), "key-1")
+    assert placing.value.code == "conflict" and "still being placed" in placing.value.message
+    async with database.transaction() as conn:
+        conn.rows(idempotency_keys).clear()
+    await lapsed_claim(database, caller, profile, placed.id)
+    again = await calls.create(call_to(profile), "key-1")
+    assert (again.id, again.provider_call_id) == (placed.id, placed.provider_call_id)
+    assert len(await provider_calls(voice)) == 1
+
+
+async def test_a_taken_over_claim_whose_call_never_reached_the_provider_places_it_once(calls, database, caller,
+                                                                                      profile, voice, business_id):
+    """The process was killed after recording the call queued, before the provider had it: that call is closed
+    failed as never placed, and the retry places the request."""
+    other = await calls.create(call_to(profile))  # a call of the assistant the provider has: not the one sought
+    unplaced = new_id()
+    async with database.transaction() as conn:
+        insert(conn.rows(calls_schema.calls), calls_schema.calls,
+               {**dataclasses.asdict(other), "id": unplaced, "provider_call_id": None})
+    await lapsed_claim(database, caller, profile, unplaced)
+    placed = await calls.create(call_to(profile), "key-1")
+    assert placed.id not in (other.id, unplaced) and len(await provider_calls(voice)) == 2
+    never = await calls.get(unplaced)
+    assert (never.status, never.ended_reason) == ("failed", NEVER_PLACED)
+    assert await calls.create(call_to(profile), "key-1") == placed
 
 
 async def test_a_deferred_call_places_nothing_and_frees_its_key(calls, others, profile, voice, business_id):

@@ -154,6 +154,10 @@ async def test_a_provider_refusal_fails_the_message_with_its_event(texts, consen
     assert message.status == "failed" and message.provider_sid is None
     async with database.read() as conn:  # a text never placed frees its slot in the ledger
         assert await MemoryCompliance(conn).recent_touches(business_id, CALLEE, MIDDAY - compliance.DAY) == []
+    with pytest.raises(ServiceError) as replayed:  # a replay answers the refusal again (it claimed success: issue 55)
+        await texts.send(text(agent_id, idempotency_key="key-1"))
+    assert (replayed.value.code, replayed.value.message) == (failed.value.code, failed.value.message)
+    assert sms.texts == [] and len(database.events) == 1
 
 
 async def test_texts_are_counted_and_floridas_cap_counts_them(texts, consents, database, sms, clock, agent_id,
@@ -193,6 +197,9 @@ async def test_a_recipient_who_replied_stop_at_the_provider_is_opted_out_here_to
     async with database.read() as conn:
         message = await MemoryMessages(conn).message_by_key(business_id, "key-1")
     assert (message.status, message.error_code, message.provider_sid) == ("failed", "21610", None)
+    with pytest.raises(ServiceError) as replayed:  # a replay answers the refusal again, sending nothing
+        await texts.send(text(agent_id, idempotency_key="key-1"))
+    assert (replayed.value.code, replayed.value.message) == (refused.value.code, refused.value.message)
     _, _, history = await consents.get(CALLEE, None)
     assert [(row.kind, row.source, row.reference) for row in history] == [
         ("opt_in", "api", None), ("opt_out", "provider", str(message.id))]

@@ -43,6 +43,10 @@ CUSTOMER_NAME_MAX = 40
 # voicemail box is talked to like a person and the call ends completed. This is its recommended detector.
 VOICEMAIL_DETECTION = {"provider": "vapi"}
 CALL_ID_KEY = "switchboard_call_id"  # where a call's metadata carries our id
+# How many of an assistant's newest calls (GET /call lists newest first; at most 1000) are searched for one placed
+# with our id (services.calls.service's takeover of a lapsed claim, soon after the placing was cut off; later, the
+# provider's messages about the call have told us its id already).
+RECENT_CALLS = 1000
 INBOUND_CALL_TYPE = "inboundPhoneCall"
 
 # Vapi's endedReason values and the outcome each means; `outcome_of` decides the rest.

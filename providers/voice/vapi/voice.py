@@ -88,6 +88,11 @@ class VapiVoice:
     async def place_call(self, call: OutboundCall) -> str:
         return str((await self.client.create_call(calls.call_body(call, await self._server())))["id"])
 
+    async def placed_call(self, assistant_id: str, our_call_id: str) -> str | None:
+        listed = await self.client.list_calls(assistant_id=assistant_id, limit=calls.RECENT_CALLS)
+        return next((ref.provider_call_id for ref in map(calls.call_ref, listed) if ref.our_call_id == our_call_id),
+                    None)
+
     async def ended_call(self, provider_call_id: str) -> CallReport | None:
         found = await self.client.get_call(provider_call_id)
         return calls.report(calls.call_ref(found), found) if calls.is_ended(found) else None
