@@ -36,6 +36,7 @@ AWAY = {
     "found closed": asyncpg.InterfaceError("cannot call Connection.fetch(): connection is closed"),
     "sqlalchemy: invalidated": wrapped(RuntimeError("adapted"), invalidated=True),
     "sqlalchemy: lost mid-query": wrapped(asyncpg.ConnectionDoesNotExistError("connection was closed")),
+    "sqlalchemy: starting up": wrapped(asyncpg.CannotConnectNowError("the database system is starting up")),
     "sqlalchemy: gave up replacing": sa_exc.DisconnectionError("the server closed this connection"),
     "the event bus": ConnectionError("event bus unavailable"),
 }
