@@ -4,8 +4,10 @@
 start-up, with one handler that: verifies the caller's signed token (core.caller) and refuses the call
 with `unauthenticated` when it does not verify, else puts the caller it names in a context variable; makes the
 caller's deadline the budget of the calls it makes in turn (core.deadlines); and maps exceptions to a status
-carrying the public code (`ServiceError`) or a detail-free `internal_error`
-for anything unexpected (logged here with its traceback, never sent; recorded on the call's span).
+carrying the public code (`ServiceError`); a database or event bus that cannot be reached now (core.unreachable: a
+PostgreSQL restart) to `unavailable`, which the caller may retry after a second (a warning here, no traceback); and
+anything else to a detail-free `internal_error` (logged here with its traceback, never sent; recorded on the call's
+span).
 
 The call's SERVER span, continuing the caller's W3C trace, is OpenTelemetry's grpc server interceptor
 (core.telemetry.grpc_server_interceptors), which runs around this handler: the handler's work is within that span.
@@ -28,12 +30,15 @@ from opentelemetry import trace
 from core import caller, costs, deadlines, metrics, tenant
 from core.errors import ServiceError
 from core.grpc_errors import internal_status, to_status
+from core.unreachable import unreachable
 
 log = logging.getLogger(__name__)
 
 Context = grpc.aio.ServicerContext[Any, Any]
 # A servicer's method: (request, context) to its reply.
 Behavior = Callable[[Any, Context], Awaitable[Any]]
+# What an `unavailable` answer tells the caller to wait (the gateway's Retry-After): a restart's or failover's order
+RETRY_AFTER_SECONDS = "1"
 
 
 async def _abort(context: Context, status: grpc.Status) -> None:
@@ -52,9 +57,16 @@ async def _run(behavior: Behavior, request: Any, context: Context, method: str) 
     except (asyncio.CancelledError, grpc.aio.AbortError):
         raise
     except Exception as exc:  # the one place unexpected errors become statuses
-        log.exception("unhandled error in %s", method)
-        trace.get_current_span().record_exception(exc)
-        await _abort(context, internal_status())
+        if unreachable(exc):  # not a bug: the store is back in seconds, and the caller may retry
+            log.warning("%s: unavailable: %s: %s", method, type(exc).__name__, exc)
+            trace.get_current_span().set_attribute("switchboard.error_code", "unavailable")
+            status = to_status(ServiceError("unavailable", "storage is unavailable for a moment; retry shortly",
+                                            retry_after=RETRY_AFTER_SECONDS))
+        else:
+            log.exception("unhandled error in %s", method)
+            trace.get_current_span().record_exception(exc)
+            status = internal_status()
+        await _abort(context, status)
 
 
 def wrap_unary(behavior: Behavior, method: str) -> Behavior:

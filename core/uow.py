@@ -201,7 +201,7 @@ class Database:
 
     @asynccontextmanager
     async def pooled(self) -> AsyncIterator[asyncpg.Connection]:
-        """A connection of the raw pool for a repository's hot-path statements (core.db.Prepared, COPY), as the
+        """A connection of the raw pool for a repository's hot-path statements (core.db.Prepared), as the
         pool's own fetchrow takes one: no SQLAlchemy work and no transaction around a statement. Under the same
         guard as a read: no provider call while it is held."""
         if self._pool is None:

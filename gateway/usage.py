@@ -4,6 +4,12 @@ A background task sends batches to the accounts service every second (or as soon
 as a batch fills). If accounts is unreachable the batch is kept and retried; the
 queue is bounded, and entries beyond it are dropped and counted in the log.
 
+A batch refused as malformed (INVALID_ARGUMENT) could never be stored: it is dropped
+with an error log. Any other failure is of the moment (accounts unreachable, a deadline,
+an internal error such as its database restarting) and the batch is sent again, with
+the same entry ids: accounts stores an id once, so a batch it stored but whose answer
+was lost is answered OK the second time and adds nothing.
+
 A retry waits for the accounts channel to be ready (gRPC's wait_for_ready) rather
 than failing at once and sleeping: the batch goes out the moment accounts answers
 again. (It used to sleep 0.5, 1, 2, 4, 8 s between attempts that failed at once, so
@@ -89,7 +95,7 @@ class UsageWriter(Background):
                 reason = exc.code().name
             except Exception as exc:  # noqa: BLE001 - keep the batch, retry
                 reason = str(exc)
-            log.warning("usage log: accounts unreachable (%s); retrying", reason)
+            log.warning("usage log: batch of %d not stored (%s); retrying", len(entries), reason)
             await asyncio.sleep(RETRY_PAUSE_SECONDS)  # an error that is not a wait (e.g. refused mid-call)
 
     async def run(self) -> None:

@@ -957,11 +957,31 @@ class AccountsRepositoryContract:
                 account_id, None, AT + timedelta(minutes=1), AT + timedelta(minutes=2), page), 10)
             assert (await accounts.usage_page(other, None, None, None, Page(limit=10))).rows == []
             [used] = await accounts.keys_of(account_id)
-        assert [tuple(getattr(u, c) for c in store.USAGE_COPY_COLUMNS) for u in listed] == [
+        assert [tuple(getattr(u, c) for c in store.USAGE_COLUMNS) for u in listed] == [
             entries[2], entries[1], entries[0], entries[3]]
         assert [u.id for u in of_one] == [entries[1][0], entries[0][0], entries[3][0]]
         assert [u.id for u in within] == [entries[1][0]]
         assert {type(u) for u in listed} == {UsageRecord} and used.last_used_at == AT + timedelta(minutes=2)
+
+    async def test_a_resent_usage_batch_adds_only_the_rows_not_there_yet(self, database, accounts_in, seed,
+                                                                         workspaces):
+        """A gateway resends a batch whose answer it lost with the same ids (issue 55's soak): no error, no row
+        twice, and the key's last use still moves on."""
+        async with database.transaction() as conn:
+            account_id = await new_account(conn, seed)
+            business = await accounts_in(conn).add_business(**business_values(account_id))
+            key = await accounts_in(conn).add_key(**key_values(account_id))
+        entries = [(new_id(), account_id, business.id, key.id, "/api/v1/calls", "POST", 201, None, 0,
+                    AT + timedelta(minutes=n)) for n in range(3)]
+        assert await workspaces.append_usage(entries[:2], {key.id: AT + timedelta(minutes=1)}) == 2
+        assert await workspaces.append_usage(entries[:2], {key.id: AT + timedelta(minutes=1)}) == 0
+        assert await workspaces.append_usage(entries, {key.id: AT + timedelta(minutes=2)}) == 1
+        async with database.read() as conn:
+            accounts = accounts_in(conn)
+            listed = await pages(lambda page: accounts.usage_page(account_id, None, None, None, page), 10)
+            [used] = await accounts.keys_of(account_id)
+        assert [u.id for u in listed] == [e[0] for e in reversed(entries)]
+        assert used.last_used_at == AT + timedelta(minutes=2)
 
     async def test_calls_are_billed_once_in_their_businesses_minutes_and_subscriptions_read_oldest_first(
             self, database, accounts_in, seed):

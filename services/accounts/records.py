@@ -77,7 +77,7 @@ class WorkspaceOwner:
 
 @dataclasses.dataclass(frozen=True)
 class UsageRecord:
-    """An entry of the usage log (fields in store.USAGE_COPY_COLUMNS order): an API request's, as a gateway recorded
+    """An entry of the usage log (fields in store.USAGE_COLUMNS order): an API request's, as a gateway recorded
     it (`api_key_id`), or a call's (`call_id`, `api_key_id` None)."""
 
     id: str

@@ -2,7 +2,7 @@
 sessions and usage: `AccountsUnit`, the service's unit of work (core.uow) with its repositories bound to one
 transaction's or read's handle (these, and billing's, OAuth's and the provisioning saga's), and `HotPath`, the
 request hot path's statements on the raw pool (core.uow.Database.pooled: a workspace read, a session's touch, a
-rotated hash, the gateways' usage COPY). They only store and find; the rules stay in domain.py and the use cases
+rotated hash, the gateways' usage appended). They only store and find; the rules stay in domain.py and the use cases
 (a key not usable, a workspace not found, a lifecycle move).
 
 `SqlAccounts` and `PooledAccounts` are the production ones, over store.py (the same statements); the fast test
@@ -285,12 +285,13 @@ class HotPath(Protocol):
     async def rehash(self, table: str, old_hash: str, new_hash: str) -> None:
         """Store a key's or session's secret under its current hash (its first use since a rotation)."""
 
-    async def append_usage(self, records: list[tuple[Any, ...]], last_used: dict[str, datetime]) -> None:
-        """Append the gateways' usage rows (store.USAGE_COPY_COLUMNS order) and move the keys' last use on."""
+    async def append_usage(self, records: list[tuple[Any, ...]], last_used: dict[str, datetime]) -> int:
+        """Append the gateways' usage rows (store.USAGE_COLUMNS order), but none whose id is there already (a batch
+        resent), and move the keys' last use on; returns how many rows were new."""
 
 
 class PooledAccounts:
-    """`HotPath` on a raw pool's connection (core.uow.Database.pooled): prepared statements and COPY, as store.py
+    """`HotPath` on a raw pool's connection (core.uow.Database.pooled): prepared statements, as store.py
     has them."""
 
     def __init__(self, database: Database):
@@ -312,9 +313,9 @@ class PooledAccounts:
         async with self.database.pooled() as conn:
             await store.rehash(conn, table, old_hash, new_hash)
 
-    async def append_usage(self, records: list[tuple[Any, ...]], last_used: dict[str, datetime]) -> None:
+    async def append_usage(self, records: list[tuple[Any, ...]], last_used: dict[str, datetime]) -> int:
         async with self.database.pooled() as conn:
-            await store.append_usage(conn, records, last_used)
+            return await store.append_usage(conn, records, last_used)
 
 
 def retention_rules(keep_usage: timedelta) -> list[Rule]:

@@ -263,21 +263,34 @@ async def subscriptions_of(conn: AsyncConnection, business_ids: Iterable[str]) -
 
 # -- usage --------------------------------------------------------------------------------
 
-USAGE_COPY_COLUMNS = ("id", "account_id", "business_id", "api_key_id", "endpoint", "method", "status_code", "call_id",
-                      "cost_cents", "created_at")
-_TOUCH_KEYS_SQL = f"""
-    UPDATE {SCHEMA}.api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
-    FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, at) WHERE k.id = u.id
+# The usage_log columns of a gateway's entry, in its rows' order, with their types (unnest's arrays).
+_USAGE_TYPES = {"id": "uuid", "account_id": "uuid", "business_id": "uuid", "api_key_id": "uuid", "endpoint": "text",
+                "method": "text", "status_code": "int", "call_id": "text", "cost_cents": "int", "created_at": "timestamptz"}
+USAGE_COLUMNS = tuple(_USAGE_TYPES)
+_USAGE_ARRAYS = ", ".join(f"${n}::{kind}[]" for n, kind in enumerate(_USAGE_TYPES.values(), 1))
+_KEYS, _LAST_USED = len(USAGE_COLUMNS) + 1, len(USAGE_COLUMNS) + 2
+# One statement, so no transaction around it (one round trip): the rows, an array a column, where an id already there
+# adds nothing (a gateway resends a batch whose answer it lost, with the same ids), and each key's last use moved on.
+# It answers how many rows were new.
+_APPEND_USAGE_SQL = f"""
+    WITH added AS (
+        INSERT INTO {SCHEMA}.{usage_log.name} ({", ".join(USAGE_COLUMNS)}) SELECT * FROM unnest({_USAGE_ARRAYS})
+        ON CONFLICT (id) DO NOTHING RETURNING 1
+    ), touched AS (
+        UPDATE {SCHEMA}.api_keys AS k SET last_used_at = GREATEST(COALESCE(k.last_used_at, u.at), u.at)
+        FROM unnest(${_KEYS}::uuid[], ${_LAST_USED}::timestamptz[]) AS u(id, at) WHERE k.id = u.id
+    )
+    SELECT count(*) FROM added
 """
 
 
 async def append_usage(conn: asyncpg.Connection, records: list[tuple[Any, ...]],
-                       last_used: dict[str, datetime]) -> None:
-    """Bulk-append usage rows (in USAGE_COPY_COLUMNS order) with COPY and move each key's last_used_at on."""
-    async with conn.transaction():
-        await conn.copy_records_to_table(usage_log.name, schema_name=SCHEMA, records=records,
-                                         columns=list(USAGE_COPY_COLUMNS))
-        await conn.execute(_TOUCH_KEYS_SQL, list(last_used), list(last_used.values()))
+                       last_used: dict[str, datetime]) -> int:
+    """Append usage rows (in USAGE_COLUMNS order) and move each key's last_used_at on; returns how many rows were
+    new. Idempotent on the rows' ids: a batch stored before is stored again as nothing, with no error."""
+    columns = [[record[n] for record in records] for n in range(len(USAGE_COLUMNS))]
+    added: int = await conn.fetchval(_APPEND_USAGE_SQL, *columns, list(last_used), list(last_used.values()))
+    return added
 
 
 def usage_of(account_id: str, business_id: str | None, start: datetime | None, end: datetime | None) -> sa.Select[Any]:

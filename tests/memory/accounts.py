@@ -41,7 +41,7 @@ from services.accounts.schema import (
     sessions,
     usage_log,
 )
-from tests.memory import MemoryConnection, MemoryDatabase, insert, page_of, take_lease, update
+from tests.memory import MemoryConnection, MemoryDatabase, insert, key_of, page_of, take_lease, update
 from tests.memory.billing import MemoryBilling, MemorySignups
 
 
@@ -319,14 +319,19 @@ class MemoryHotPath:
             next(row for row in rows.values() if row["key_hash"] == old_hash)["key_hash"] = new_hash
 
     async def append_usage(self, records, last_used):
-        """store.append_usage: the rows appended (as COPY would, refused whole on a repeated id) and each key's last
-        use moved on, never back."""
+        """store.append_usage: the rows appended but those whose id is there already, and each key's last use moved
+        on, never back (one statement: a row refused refuses all); how many rows were new."""
         usage = copy.deepcopy(self.database.tables.get(usage_log.fullname, {}))
+        added = 0
         for values in records:
-            insert(usage, usage_log, dict(zip(store.USAGE_COPY_COLUMNS, values, strict=True)))
+            row = dict(zip(store.USAGE_COLUMNS, values, strict=True))
+            if key_of(usage_log, row) not in usage:
+                insert(usage, usage_log, row)
+                added += 1
         self.database.tables[usage_log.fullname] = usage
         keys = self.database.tables.get(api_keys.fullname, {}).values()
         for row in keys:
             if row["id"] in last_used:
                 at = last_used[row["id"]]
                 row["last_used_at"] = max(row["last_used_at"] or at, at)
+        return added

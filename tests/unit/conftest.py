@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 import aiohttp
 import pytest
 
+from core import caller
 from core.ids import new_id
 from deploy.local.servers import free_port
 from providers.messaging.client import TwilioClient
@@ -34,6 +35,15 @@ KEY = "fast-tier-voice-key"
 SMS_ACCOUNT, SMS_TOKEN = "AC" + "0f" * 16, "fast-tier-sms-token"
 PAYMENTS_KEY = "sk_test_fast_tier_payments"
 PAY_TO = "0x" + "5b" * 20  # where the fast tier's x402 payments go
+
+
+@pytest.fixture
+def signing(monkeypatch):
+    """This test process signs and verifies callers (core.caller) with keys of its own, as the sdr service does (it
+    calls accounts, and itself)."""
+    monkeypatch.setattr(caller._this, "signer", None)
+    monkeypatch.setattr(caller._this, "verifier", None)
+    caller.configure(caller.KeyRing.parse(*caller.new_key("sdr:1")), "sdr")
 
 
 @pytest.fixture

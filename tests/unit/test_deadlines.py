@@ -22,16 +22,6 @@ from providers.voice.vapi.client import VapiClient
 from services.accounts.provisioning.service import INLINE_SECONDS
 from switchboard.v1 import accounts_pb2, costs_pb2
 
-
-@pytest.fixture
-def signing(monkeypatch):
-    """This test process signs and verifies callers (core.caller) with keys of its own, as the sdr service does (it
-    calls accounts, and itself)."""
-    monkeypatch.setattr(caller._this, "signer", None)
-    monkeypatch.setattr(caller._this, "verifier", None)
-    caller.configure(caller.KeyRing.parse(*caller.new_key("sdr:1")), "sdr")
-
-
 SERVICES = [*(s.descriptor() for s in registry.SERVICES), costs_pb2.DESCRIPTOR.services_by_name["Costs"]]
 METHODS = [m for s in SERVICES for m in s.methods]
 

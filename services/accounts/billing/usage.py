@@ -44,8 +44,10 @@ class Usage:
         self.agents = agents
 
     async def record_usage(self, entries: list[UsageRecord]) -> int:
-        """Bulk-append with COPY: this runs for every API request, batched by the gateways (each entry with its
-        key)."""
+        """Append a gateway's batch in one statement: this runs for every API request, batched by the gateways
+        (each entry with its key). An entry whose id is stored already adds nothing, so a batch resent after its
+        answer was lost (accounts stopped after storing it, or the gateway's deadline passed) is answered, not
+        refused for ever; returns how many entries were new."""
         if not entries:
             return 0
         records: list[tuple[Any, ...]] = []
@@ -58,8 +60,7 @@ class Usage:
                             e.business_id if is_uuid(e.business_id or "") else None, key_id,
                             e.endpoint[:500], e.method[:10], e.status_code, e.call_id, e.cost_cents, e.created_at))
             last_used[key_id] = max(e.created_at, last_used.get(key_id, e.created_at))
-        await self.hot.append_usage(records, last_used)
-        return len(records)
+        return await self.hot.append_usage(records, last_used)
 
     async def list_usage(self, start: datetime | None, end: datetime | None, page: Page) -> Paged:
         who = tenant.require_account()
