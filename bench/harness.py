@@ -135,11 +135,11 @@ def with_stack(name: str, run: Callable[[Stack], Coroutine[Any, Any, int]], env:
         print(f"starting the embedded stack in {home} ...", flush=True)
         stack.start()
         code = asyncio.run(run(stack))
-        finished = True
+        finished = code == 0
         return code
     finally:
         stack.stop()
         if finished:
             shutil.rmtree(home, ignore_errors=True)
         else:
-            print(f"bench aborted; logs kept in {stack.logs}", file=sys.stderr)
+            print(f"bench aborted or failed; its stack's home (database, logs) kept in {stack.home}", file=sys.stderr)

@@ -2,7 +2,7 @@
 Ingress sends to ready pods), every attempt is recorded in the history, and a request that met a 5xx, a 429 or no
 answer is sent again, with backoff, until `RETRY_FOR_SECONDS` have passed: what a careful integrator does. A create
 is repeated with the same Idempotency-Key where the route takes one (the caller passes it), so a repeat never
-doubles it; the ledger counts every retried request and whether it succeeded in the end."""
+doubles it; a 500 the spec names (the provider refused) is final and left to the actor; the ledger counts every retried request and whether it succeeded in the end."""
 from __future__ import annotations
 
 import asyncio
@@ -19,7 +19,18 @@ RETRY_FOR_SECONDS = 120.0  # longer than a PostgreSQL restart and the supervisor
 FIRST_BACKOFF_SECONDS = 0.2
 MAX_BACKOFF_SECONDS = 5.0
 TIMEOUT_SECONDS = 30.0  # one attempt; the longest route's own limit is shorter
-RETRIED_STATUSES = frozenset({0, 429, 500, 502, 503, 504})
+# What is tried again: no answer, a limit, and the platform's transient errors. A 500 is only when it is the
+# unexpected internal_error: the spec's other 500s are the provider's answer (call_failed, sms_send_failed, ...),
+# final for their Idempotency-Key (a replay answers the same), which the actor handles.
+RETRIED_STATUSES = frozenset({0, 429, 502, 503, 504})
+TRANSIENT_500 = "internal_error"
+
+
+def transient(status: int, body: Any) -> bool:
+    """Whether an answer is worth the same request again."""
+    if status == 500:
+        return not isinstance(body, dict) or (body.get("error") or {}).get("code") == TRANSIENT_500
+    return status in RETRIED_STATUSES
 
 
 class SoakClient:
@@ -44,7 +55,7 @@ class SoakClient:
             status, body, retry_after = await self._attempt(method, path, hdrs, json, data, params, account)
             attempts += 1
             first = status if first is None else first
-            if not retry or status not in RETRIED_STATUSES or time.monotonic() >= deadline:
+            if not retry or not transient(status, body) or time.monotonic() >= deadline:
                 break
             wait = retry_after if retry_after is not None else random.uniform(0, backoff)
             await asyncio.sleep(min(wait, max(0.0, deadline - time.monotonic())))  # a day's Retry-After ends the retries
