@@ -74,7 +74,7 @@ class Call:
 
     def __init__(self):
         self.status: status_pb2.Status | None = None
-        self.code: grpc.StatusCode | None = None
+        self.aborted_with: grpc.StatusCode | None = None
 
     def invocation_metadata(self):
         return caller.metadata_for(Tenant(), "sdr")
@@ -82,8 +82,12 @@ class Call:
     def time_remaining(self):
         return None
 
+    def code(self) -> grpc.StatusCode | None:
+        """What the call was aborted with, as grpc.aio's context answers (the metrics' interceptor asks it)."""
+        return self.aborted_with
+
     async def abort(self, code, details, trailing_metadata=()):
-        self.code = code
+        self.aborted_with = code
         self.status = status_pb2.Status.FromString(dict(trailing_metadata)["grpc-status-details-bin"])
         raise grpc.aio.AbortError()
 
@@ -98,7 +102,7 @@ async def answer(exc: BaseException) -> tuple[grpc.StatusCode | None, error_deta
     assert call.status is not None
     info = error_details_pb2.ErrorInfo()
     call.status.details[0].Unpack(info)
-    return call.code, info, call.status.message
+    return call.code(), info, call.status.message
 
 
 async def test_the_interceptor_answers_unavailable_with_a_wait_and_no_traceback(signing, caplog):
