@@ -77,11 +77,12 @@ class InboundReconciliation(Periodic):
         except ProviderError as exc:
             log.info("inbound reconciliation: the voice provider could not be asked (%s); next round", exc)
             return 0
-        if not listed:
+        candidates = unrecorded(listed, (), now)
+        if not candidates:
             return 0
         async with self.uow.read() as work:
-            recorded = await work.calls.recorded_provider_ids([r.call.provider_call_id for r in listed])
-        missing = unrecorded(listed, recorded, now)
+            recorded = await work.calls.recorded_provider_ids([r.call.provider_call_id for r in candidates])
+        missing = unrecorded(candidates, recorded, now)
         for report in missing:
             log.info("inbound reconciliation: provider call %s to %s is not recorded; recording it (%s)",
                         report.call.provider_call_id, report.call.number, report.ended_reason)

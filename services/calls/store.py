@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contracts.calls import PROGRESS
@@ -146,8 +146,10 @@ async def insert_call_once(conn: AsyncConnection, **values: Any) -> Any:
 
 
 async def recorded_provider_ids(conn: AsyncConnection, provider_ids: list[str]) -> set[str]:
-    """Which of the provider's call ids are recorded (by the unique index on provider_call_id)."""
-    found = await conn.execute(sa.select(calls.c.provider_call_id).where(calls.c.provider_call_id.in_(provider_ids)))
+    """Which of the provider's call ids are recorded (by the unique index on provider_call_id); the ids go as one
+    array parameter, however many."""
+    ids = sa.bindparam("provider_ids", provider_ids, type_=ARRAY(sa.Text))
+    found = await conn.execute(sa.select(calls.c.provider_call_id).where(calls.c.provider_call_id == sa.any_(ids)))
     return {row[0] for row in found}
 
 
