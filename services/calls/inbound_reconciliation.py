@@ -84,7 +84,7 @@ class InboundReconciliation(Periodic):
             recorded = await work.calls.recorded_provider_ids([r.call.provider_call_id for r in candidates])
         missing = unrecorded(candidates, recorded, now)
         for report in missing:
-            log.info("inbound reconciliation: provider call %s to %s is not recorded; recording it (%s)",
-                        report.call.provider_call_id, report.call.number, report.ended_reason)
+            log.info("inbound reconciliation: provider call %s is not recorded; recording it (%s)",
+                     report.call.provider_call_id, report.ended_reason)
             await self.lifecycle.apply([report])
         return len(missing)
