@@ -51,8 +51,9 @@ async def test_an_inbound_call_lost_while_the_gateways_were_down_is_recorded_onc
     assert (lost["status"], lost["endedReason"]) == ("ended", "assistant-request-returned-error")
     assert "assistantId" not in lost  # nobody answered the caller
 
-    [call] = await wait_until(lambda: calls_of(api, key, agent["id"], lost["id"]),
-                              "the reconciliation to record the lost call", timeout=30, interval=0.5)
+    [listed] = await wait_until(lambda: calls_of(api, key, agent["id"], lost["id"]),
+                                "the reconciliation to record the lost call", timeout=30, interval=0.5)
+    call = await settled(api, key, listed["id"])
     assert (call["direction"], call["status"], call["from"], call["to"], call["lead_id"]) == (
         "inbound", "failed", CALLER, agent["phone_number"], lead["id"])
     assert call["ended_reason"] == "assistant-request-returned-error"
