@@ -439,6 +439,10 @@ class Settings(BaseSettings):
     # The calls reaper: how often it looks, and how long past its max_duration a call may stay without outcome.
     calls_reaper_interval_seconds: PositiveFloat = Field(30.0, alias="CALLS_REAPER_INTERVAL_SECONDS")
     calls_reaper_margin_seconds: NonNegativeFloat = Field(120.0, alias="CALLS_REAPER_MARGIN_SECONDS")
+    # The inbound calls' reconciliation (services.calls.inbound_reconciliation): how often the provider's list of
+    # calls is read for inbound calls its server messages never told us of, and how far back it reads.
+    calls_reconcile_seconds: PositiveFloat = Field(60.0, alias="CALLS_RECONCILE_SECONDS")
+    calls_reconcile_lookback_minutes: PositiveFloat = Field(60.0, alias="CALLS_RECONCILE_LOOKBACK_MINUTES")
     # How long a call's Idempotency-Key claim holds while its request places the call; a retry takes over a claim
     # whose lease lapsed (services.calls.service). Longer than the provider's create can take after the call is
     # recorded: the webhook credential's read and the create, each up to 4 attempts of VOICE_TIMEOUT_SECONDS with

@@ -66,6 +66,8 @@ TEST_ENV = {
     "NATIONAL_DNC_AREA_CODES": "505",
     # the reaper closes a silent call a second past its max_duration
     "CALLS_REAPER_INTERVAL_SECONDS": "0.5", "CALLS_REAPER_MARGIN_SECONDS": "1",
+    # the provider's inbound calls are reconciled every second (tests/e2e/test_inbound_reconciliation.py)
+    "CALLS_RECONCILE_SECONDS": "1",
     # each service's retention sweep looks every second (with the default retention: tests/integration/test_retention.py)
     "RETENTION_INTERVAL_SECONDS": "1",
     # payment webhooks retried in milliseconds; a trial lasts 10 minutes (tests move billing

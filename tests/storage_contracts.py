@@ -125,6 +125,30 @@ class CallsRepositoryContract:
             assert (await calls_in(conn).by_provider_id(provider_call_id)).id == first.id
             assert await calls_in(conn).by_provider_id(f"pc-{new_id()}") is None
 
+    async def test_the_recorded_provider_call_ids_are_found_among_those_asked_about(self, database, calls_in):
+        ours, theirs = f"pc-{new_id()}", f"pc-{new_id()}"
+        async with database.transaction() as conn:
+            await calls_in(conn).add(**call_values(new_id(), provider_call_id=ours, direction="inbound"))
+        async with database.read() as conn:
+            assert await calls_in(conn).recorded_provider_ids([ours, theirs]) == {ours}
+            assert await calls_in(conn).recorded_provider_ids([]) == set()
+
+    async def test_a_round_is_taken_once_until_it_is_due_again(self, database, calls_in):
+        name = f"job-{new_id()}"  # a job of its own: the stack's own rounds go on beside it
+        taken = []
+        for every in (timedelta(hours=1), timedelta(hours=1)):
+            async with database.transaction() as conn:
+                taken.append(await calls_in(conn).claim_round(name, every))
+        assert taken == [True, False]  # a second replica finds it taken
+        async with database.transaction() as conn:
+            assert await calls_in(conn).claim_round(f"job-{new_id()}", timedelta(hours=1))  # each job its own
+        short = f"job-{new_id()}"
+        async with database.transaction() as conn:
+            assert await calls_in(conn).claim_round(short, timedelta(milliseconds=1))
+        await asyncio.sleep(0.05)
+        async with database.transaction() as conn:
+            assert await calls_in(conn).claim_round(short, timedelta(milliseconds=1))  # due again
+
     async def test_a_change_answers_the_call_after_it(self, database, calls_in):
         business_id, url = new_id(), f"https://recordings.example.com/{new_id()}.wav"
         async with database.transaction() as conn:

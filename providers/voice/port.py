@@ -206,7 +206,9 @@ PROGRESS = ("queued", "ringing", "in-progress", "forwarding", "ended")
 @dataclass(frozen=True)
 class CallReport:
     """How a call ended and what was said. `ended_reason` is the provider's own words (kept and shown as given);
-    `outcome` what they mean in ours, None when the adapter does not know (the call's progress then decides)."""
+    `outcome` what they mean in ours, None when the adapter does not know (the call's progress then decides);
+    `ended_message` the provider's words on why it ended (for an inbound call our answer refused, the words we gave
+    it to say)."""
 
     call: CallRef
     ended_reason: str | None
@@ -219,6 +221,7 @@ class CallReport:
     summary: str | None = None
     structured_data: Json | None = None
     recording_consent: RecordingConsent | None = None
+    ended_message: str | None = None
 
 
 @dataclass(frozen=True)
@@ -363,6 +366,10 @@ class VoiceProvider(Protocol):
 
     async def ended_call(self, provider_call_id: str) -> CallReport | None:
         """The call's end as the provider knows it, None while it goes on."""
+
+    async def inbound_calls_since(self, since: datetime) -> list[CallReport]:
+        """The inbound calls to our numbers created at or after `since` that have ended, each as its end-of-call
+        report would have it: the calls whose server messages never reached us are among them."""
 
     def read_message(self, payload: object) -> CallMessage:
         """A server message (as verified by the gateway) in our types; `invalid` when it is not one."""

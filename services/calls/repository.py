@@ -81,6 +81,12 @@ class CallsRepository(Protocol):
     async def count_silent(self, now: datetime, margin_seconds: float) -> int:
         """How many calls `silent` would take with no limit."""
 
+    async def recorded_provider_ids(self, provider_ids: list[str]) -> set[str]:
+        """Which of the provider's call ids are recorded as a call's."""
+
+    async def claim_round(self, name: str, every: timedelta) -> bool:
+        """Take the periodic job's round if it is due, its next one `every` later: whether this caller took it."""
+
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
         """The calls of the query's businesses in its window, counted per group (core.aggregates): how many, how
         many completed, their total duration; of one agent when named."""
@@ -164,6 +170,12 @@ class SqlCalls:
 
     async def count_silent(self, now: datetime, margin_seconds: float) -> int:
         return int(await self.conn.scalar(store.count_silent(now, margin_seconds)) or 0)
+
+    async def recorded_provider_ids(self, provider_ids: list[str]) -> set[str]:
+        return await store.recorded_provider_ids(self.conn, provider_ids)
+
+    async def claim_round(self, name: str, every: timedelta) -> bool:
+        return await store.claim_round(self.conn, name, every)
 
     async def aggregate(self, query: aggregates.Query, agent_id: str | None) -> list[Any]:
         return await store.aggregate_calls(self.conn, query, agent_id)

@@ -89,6 +89,14 @@ tool_calls = sa.Table(
     sa.Column("created_at", Ts, nullable=False),
 )
 
+# The claimed rounds of periodic jobs every replica runs (the inbound calls' reconciliation): a replica takes a
+# round by moving `due_at` on past it, in one statement, so of any number of replicas one runs each round.
+rounds = sa.Table(
+    "rounds", metadata,
+    sa.Column("name", sa.Text, primary_key=True),
+    sa.Column("due_at", Ts, nullable=False),
+)
+
 _newest = (calls.c.created_at.desc(), calls.c.id.desc())
 # It carries what analytics counts, so a report reads a window index-only (core.aggregates).
 sa.Index("calls_business_created", calls.c.business_id, *_newest, postgresql_include=["agent_id", "status", "duration"])

@@ -17,6 +17,7 @@ from providers.voice.vapi.server_messages import QUEUED_SUBJECT
 from services.calls import domain, lifecycle_service
 from services.calls.booking_tools import BookingTools
 from services.calls.domain import CallFilter
+from services.calls.inbound_reconciliation import InboundReconciliation
 from services.calls.inbound_service import Inbound
 from services.calls.lead_tools import LeadTools
 from services.calls.lifecycle_service import Lifecycle
@@ -182,6 +183,8 @@ def build(runtime: Runtime) -> CallsServicer:
     reaper = Reaper(units, voice, lifecycle, interval=s.calls_reaper_interval_seconds,
                     margin=s.calls_reaper_margin_seconds)
     runtime.run(reaper)
+    runtime.run(InboundReconciliation(units, voice, lifecycle, interval=s.calls_reconcile_seconds,
+                                      lookback=timedelta(minutes=s.calls_reconcile_lookback_minutes)))
 
     async def stuck() -> Sample:
         return [(await reaper.stuck(), {})]  # no label: nothing of a business

@@ -6,13 +6,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from contracts.calls import PROGRESS
 from core import aggregates, leases
 from services.calls.domain import CallFilter
-from services.calls.schema import calls, idempotency_keys, tool_calls
+from services.calls.schema import calls, idempotency_keys, rounds, tool_calls
 
 # -- calls --------------------------------------------------------------------------------
 
@@ -143,6 +143,24 @@ async def insert_call_once(conn: AsyncConnection, **values: Any) -> Any:
     """Insert a call unless its provider call is recorded already (then None)."""
     return (await conn.execute(insert(calls).values(**values).on_conflict_do_nothing(index_elements=["provider_call_id"])
                                .returning(calls))).first()
+
+
+async def recorded_provider_ids(conn: AsyncConnection, provider_ids: list[str]) -> set[str]:
+    """Which of the provider's call ids are recorded (by the unique index on provider_call_id); the ids go as one
+    array parameter, however many."""
+    ids = sa.bindparam("provider_ids", provider_ids, type_=ARRAY(sa.Text))
+    found = await conn.execute(sa.select(calls.c.provider_call_id).where(calls.c.provider_call_id == sa.any_(ids)))
+    return {row[0] for row in found}
+
+
+async def claim_round(conn: AsyncConnection, name: str, every: timedelta) -> bool:
+    """Take the job's round if it is due (moving its next one `every` on), in one statement: whether it was taken.
+    Of replicas claiming at once, one takes it (the row's lock orders them; the others see it not due)."""
+    due = sa.func.now() + every
+    taken = await conn.execute(insert(rounds).values(name=name, due_at=due).on_conflict_do_update(
+        index_elements=[rounds.c.name], set_={"due_at": due}, where=rounds.c.due_at <= sa.func.now())
+        .returning(rounds.c.name))
+    return taken.first() is not None
 
 
 async def aggregate_calls(conn: AsyncConnection, query: aggregates.Query, agent_id: str | None) -> list[Any]:

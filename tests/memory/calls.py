@@ -9,7 +9,7 @@ from core import leases
 from core.ids import utcnow
 from core.records import record
 from services.calls.records import Call, KeyClaim, ToolCallRecord
-from services.calls.schema import calls, idempotency_keys, tool_calls
+from services.calls.schema import calls, idempotency_keys, rounds, tool_calls
 from services.calls.store import DURATION_MS_MAX
 from tests.memory import MemoryConnection, Record, insert, key_of, page_of, update
 
@@ -19,6 +19,7 @@ class MemoryCalls:
         self.calls = conn.rows(calls)
         self.keys = conn.rows(idempotency_keys)
         self.tools = conn.rows(tool_calls)
+        self.rounds = conn.rows(rounds)
 
     async def add(self, **values):
         return _call(insert(self.calls, calls, values))
@@ -108,6 +109,17 @@ class MemoryCalls:
     def _silent(self, now, margin_seconds):
         return [row for row in self.calls.values() if row["status"] in PROGRESS
                 and row["created_at"] + timedelta(seconds=row["max_duration"] + margin_seconds) < now]
+
+    async def recorded_provider_ids(self, provider_ids):
+        return {row["provider_call_id"] for row in self.calls.values() if row["provider_call_id"] in provider_ids}
+
+    async def claim_round(self, name, every) -> bool:
+        now = utcnow()
+        due = self.rounds.get(name)
+        if due is not None and due["due_at"] > now:
+            return False
+        self.rounds[name] = {"name": name, "due_at": now + every}
+        return True
 
     async def claim_tool_call(self, **values):
         if key_of(tool_calls, values) in self.tools:

@@ -6,8 +6,9 @@ call resources read into our `CallMessage` types."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -235,11 +236,36 @@ def report(ref: CallRef, fields: Json) -> CallReport:
         summary=_text(analysis.get("summary")),
         structured_data=structured if isinstance(structured, dict) else None,
         recording_consent=recording_consent(fields),
+        ended_message=_text(fields.get("endedMessage")),
     )
 
 
 def is_ended(call: Json) -> bool:
     return call.get("status") == PROGRESS[-1]
+
+
+def ended_inbound(listed: Sequence[Json], numbers: Mapping[str, str]) -> list[CallReport]:
+    """The ended inbound calls of a `GET /call` list, each read as its end-of-call report; `numbers` (phone number
+    id -> number) names the number of a call resource that carries only its `phoneNumberId`."""
+    found = []
+    for call in listed:
+        if call.get("type") != INBOUND_CALL_TYPE or not is_ended(call):
+            continue
+        ref = call_ref(call)
+        if ref.number is None:
+            ref = dataclasses.replace(ref, number=_e164(numbers.get(str(call.get("phoneNumberId")))))
+        found.append(report(ref, call))
+    return found
+
+
+def without_number(listed: Sequence[Json]) -> bool:
+    """Whether a listed call names its number only by `phoneNumberId` (the numbers must be read to name it)."""
+    return any(not _object(call.get("phoneNumber")).get("number") for call in listed)
+
+
+def iso(at: datetime) -> str:
+    """A time as Vapi's filters take it (ISO 8601, UTC, milliseconds)."""
+    return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def recording_url(artifact: Json) -> str | None:

@@ -209,8 +209,11 @@ class VapiClient(SessionClient):
     async def get_call(self, call_id: str) -> dict[str, Any]:
         return await self._object("GET", "/call/{id}", f"/call/{path_segment(call_id)}")
 
-    async def list_calls(self, *, assistant_id: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
-        params = {k: v for k, v in (("assistantId", assistant_id), ("limit", limit)) if v is not None}
+    async def list_calls(self, *, assistant_id: str | None = None, limit: int | None = None,
+                         created_at_ge: str | None = None, created_at_lt: str | None = None) -> list[dict[str, Any]]:
+        """Newest first; `created_at_ge`/`created_at_lt` (ISO 8601) bound their createdAt."""
+        params = {k: v for k, v in (("assistantId", assistant_id), ("limit", limit), ("createdAtGe", created_at_ge),
+                                    ("createdAtLt", created_at_lt)) if v is not None}
         return await self._objects("/call", "/call", params=params or None)
 
     # -- credentials -------------------------------------------------------------------------------

@@ -97,6 +97,21 @@ class VapiVoice:
         found = await self.client.get_call(provider_call_id)
         return calls.report(calls.call_ref(found), found) if calls.is_ended(found) else None
 
+    async def inbound_calls_since(self, since: datetime) -> list[CallReport]:
+        listed: list[dict[str, Any]] = []
+        before: str | None = None
+        while True:  # newest first, RECENT_CALLS a page: the next page is the calls created before the oldest seen
+            page = await self.client.list_calls(limit=calls.RECENT_CALLS, created_at_ge=calls.iso(since),
+                                                created_at_lt=before)
+            listed += page
+            if len(page) < calls.RECENT_CALLS:
+                break
+            before = min(str(c.get("createdAt") or "") for c in page)
+        numbers: dict[str, str] = {}
+        if calls.without_number(listed):
+            numbers = {str(n.get("id")): str(n.get("number")) for n in await self.client.list_phone_numbers()}
+        return calls.ended_inbound(listed, numbers)
+
     def read_message(self, payload: object) -> CallMessage:
         return calls.read_message(payload)
 

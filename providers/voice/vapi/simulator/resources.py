@@ -4,6 +4,7 @@ so call playback and eval runs (`evals`) can drive them directly."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from providers.voice.vapi.simulator import validation
@@ -12,6 +13,20 @@ from providers.voice.vapi.simulator.state import Store
 
 LIST_LIMIT_DEFAULT = 100
 LIST_LIMIT_MAX = 1000
+
+
+# GET /call's bounds on a call's createdAt, and how each compares it.
+CREATED_BOUNDS: dict[str, Callable[[datetime, datetime], bool]] = {
+    "createdAtGt": lambda c, at: c > at, "createdAtGe": lambda c, at: c >= at,
+    "createdAtLt": lambda c, at: c < at, "createdAtLe": lambda c, at: c <= at}
+
+
+def _instant(value: object, name: str) -> datetime:
+    try:
+        at = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        raise bad_request([f"{name} must be a valid ISO 8601 date string"]) from None
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
 def check(messages: list[str]) -> None:
@@ -125,7 +140,14 @@ class Calls(Collection):
 
     kind, segment, label = "call", "call", "Call"
     operations = frozenset({"create", "list", "get"})
-    filters = ("assistantId", "phoneNumberId")
+    filters = ("assistantId", "phoneNumberId", *CREATED_BOUNDS)
+
+    def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters: object) -> list[dict[str, Any]]:
+        """Newest first; `createdAtGt`, `Ge`, `Lt`, `Le` bound the calls' createdAt (ISO 8601)."""
+        bounds = {name: _instant(filters.pop(name), name) for name in CREATED_BOUNDS if name in filters}
+        found = [c for c in self.store.list(self.kind, None, **filters)
+                 if all(CREATED_BOUNDS[name](_instant(c["createdAt"], name), at) for name, at in bounds.items())]
+        return found[:limit]
 
     def prepare_create(self, body: dict[str, Any]) -> dict[str, Any]:
         check(validation.call(body))
