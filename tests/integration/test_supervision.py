@@ -9,6 +9,7 @@ import pytest
 
 from deploy.local.servers import port_is_free, wait_for_port
 from deploy.local.supervision import FIRST_DELAY_SECONDS
+from tests import supervising
 from tests.lead_events import lead_ids, lead_named, subscribe
 from tests.nats_admin import admin_connection
 from tests.receiver import Receiver
@@ -16,16 +17,9 @@ from tests.waiting import wait_until
 
 
 @pytest.fixture
-def supervised(stack):
-    stack.supervise()
-    try:
-        yield stack
-    finally:
-        stack.supervise(False)
-        for p in stack.processes:  # one a failed test left down
-            if not p.stopped and p.proc.poll() is not None:
-                stack.spawn(p)
-        stack.wait_ready(60)
+async def supervised(stack):
+    async with supervising.supervised(stack, 60) as s:
+        yield s
 
 
 def state(pid: int) -> str:

@@ -7,6 +7,7 @@ import uuid
 import pytest
 
 from core import costs
+from tests import supervising
 from tests.api import Api, new_account
 from tests.calling import agent_with_number
 from tests.conftest import SmsSimulator
@@ -16,15 +17,8 @@ from tests.waiting import wait_until
 
 @pytest.fixture
 async def supervised(scaled):
-    scaled.supervise()
-    try:
-        yield scaled
-    finally:
-        scaled.supervise(False)
-        for p in scaled.processes:  # one a failed test left down
-            if not p.stopped and p.proc.poll() is not None:
-                scaled.spawn(p)
-        await asyncio.to_thread(scaled.wait_ready, 120)
+    async with supervising.supervised(scaled, 120) as s:
+        yield s
 
 
 async def readyz(api: Api, url: str) -> int:

@@ -4,13 +4,11 @@ regression in recovery fails CI. `make soak` runs the long one."""
 from bench.soak.ledger import render
 from bench.soak.profile import short
 from bench.soak.run import offered, soaked
+from tests.supervising import supervised
 
 
 async def test_the_books_balance_after_a_short_soak(scaled):
-    try:
+    async with supervised(scaled, 120):
         history, lines = await soaked(scaled, short())
-    finally:
-        scaled.supervise(False)
-        scaled.wait_ready(120)
     assert lines and all(line.exact for line in lines), f"{offered(history)}\n{render(lines)}"
     assert len(history.windows) >= 3 and history.calls and history.texts, offered(history)
