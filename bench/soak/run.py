@@ -56,7 +56,9 @@ async def soaked(stack: Stack, profile: SoakProfile) -> tuple[History, list[ledg
                     simulator_url(stack, SMS_SIMULATOR), started, until=ctx.ends_at))
                 print(f"quiet: {profile.quiet_seconds:g} s for retries and deliveries to finish", flush=True)
                 await asyncio.sleep(profile.quiet_seconds)
-                return history, await ledger.ledger(stack, history, partner)
+                lines = await ledger.ledger(stack, history, partner)
+                await unsubscribed(ctx)
+                return history, lines
             finally:
                 stop_polling.set()
                 await polling
@@ -77,6 +79,16 @@ async def soak(stack: Stack, profile: SoakProfile, results: Path | None) -> int:
                                       indent=2, default=str))
         print(f"written to {results}")
     return 0 if all(line.exact for line in lines) else 1
+
+
+async def unsubscribed(ctx: LoadContext) -> None:
+    """Remove the load's webhook subscriptions: the partner stops with the soak, and deliveries retried to it would
+    go on loading a stack the soak shares (make test's scaled one)."""
+    for hook, business in ctx.history.webhooks.items():
+        tenant = ctx.history.tenants.get(business)
+        if tenant is not None and business not in ctx.history.torn_down:
+            await ctx.client.request("DELETE", "/api/v1/webhooks", tenant=tenant,
+                                     params={"business_id": business, "id": hook})
 
 
 def simulator_url(stack: Stack, name: str) -> str:
