@@ -2,7 +2,7 @@
 Ingress sends to ready pods), every attempt is recorded in the history, and a request that met a 5xx, a 429 or no
 answer is sent again, with backoff, until `RETRY_FOR_SECONDS` have passed: what a careful integrator does. A create
 is repeated with the same Idempotency-Key where the route takes one (the caller passes it), so a repeat never
-doubles it; a 500 the spec names (the provider refused) is final and left to the actor; the ledger counts every retried request and whether it succeeded in the end."""
+doubles it; a 500 the spec names (the provider refused) is final and left to the actor; the ledger counts every retried request and whether it ended with a final answer."""
 from __future__ import annotations
 
 import asyncio
@@ -61,7 +61,8 @@ class SoakClient:
             await asyncio.sleep(min(wait, max(0.0, deadline - time.monotonic())))  # a day's Retry-After ends the retries
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
         if attempts > 1:
-            self.history.retried.append(Retried(method, path.split("?")[0], first, status, attempts))
+            self.history.retried.append(Retried(method, path.split("?")[0], first, status, attempts,
+                                                not transient(status, body)))
         return status, body
 
     async def _attempt(self, method: str, path: str, headers: dict[str, str], json: Any, data: Any,

@@ -30,6 +30,7 @@ class Retried:
     first_status: int
     final_status: int
     attempts: int
+    settled: bool  # the last answer is final (not a transient error): a success, or the platform's refusal
 
 
 @dataclass(frozen=True)

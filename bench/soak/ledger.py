@@ -475,10 +475,17 @@ def answers_lines(history: History, slack_seconds: float) -> list[Line]:
                if not history.in_window(a.at, slack_seconds)]
     inside = line(f"5xx answers inside a fault's window (+{slack_seconds:g} s)", len(errors),
                   len(errors) - len(outside), f"outside: {shown(outside)}" if outside else "")
-    failed = [f"{r.method} {r.route} {r.first_status}->{r.final_status} x{r.attempts}" for r in history.retried
-              if not 0 < r.final_status < 400]
-    retried = line("retried requests that succeeded in the end", len(history.retried),
-                   len(history.retried) - len(failed), f"not: {shown(failed)}" if failed else "")
+    # A retry settles with a final answer: a success, or the platform's refusal of the request itself (a 4xx such as
+    # a STOP that came in meanwhile, or the provider's refusal the spec answers 500 call_failed); a transient error
+    # (no answer, 429, 502-504, internal_error) after two minutes of retries is a request the platform lost.
+    unsettled = [f"{r.method} {r.route} {r.first_status}->{r.final_status} x{r.attempts}" for r in history.retried
+                 if not r.settled]
+    refused = [f"{r.method} {r.route} {r.first_status}->{r.final_status}" for r in history.retried
+               if r.settled and not 0 < r.final_status < 400]
+    retried = line("retried requests that ended with a final answer", len(history.retried),
+                   len(history.retried) - len(unsettled),
+                   "; ".join(filter(None, [f"not: {shown(unsettled)}" if unsettled else "",
+                                           f"refused in the end: {shown(refused)}" if refused else ""])))
     return [inside, retried]
 
 
