@@ -21,16 +21,22 @@ MAX_BACKOFF_SECONDS = 5.0
 TIMEOUT_SECONDS = 30.0  # one attempt; the longest route's own limit is shorter
 # What is tried again: no answer, a limit, and the platform's transient errors. A 500 is only when it is the
 # unexpected internal_error: the spec's other 500s are the provider's answer (call_failed, sms_send_failed, ...),
-# final for their Idempotency-Key (a replay answers the same), which the actor handles.
+# final for their Idempotency-Key (a replay answers the same), which the actor handles. A 429 naming a plan's daily
+# limit (error.limit, Retry-After until the next UTC midnight) is final too: an integrator does not wait a day.
 RETRIED_STATUSES = frozenset({0, 429, 502, 503, 504})
 TRANSIENT_500 = "internal_error"
+
+
+def at_daily_limit(status: int, body: Any) -> bool:
+    """The 429 of a plan's daily limit (calls_per_day, texts_per_day, ...: its error names the limit)."""
+    return status == 429 and isinstance(body, dict) and "limit" in (body.get("error") or {})
 
 
 def transient(status: int, body: Any) -> bool:
     """Whether an answer is worth the same request again."""
     if status == 500:
         return not isinstance(body, dict) or (body.get("error") or {}).get("code") == TRANSIENT_500
-    return status in RETRIED_STATUSES
+    return status in RETRIED_STATUSES and not at_daily_limit(status, body)
 
 
 class SoakClient:
@@ -58,7 +64,7 @@ class SoakClient:
             if not retry or not transient(status, body) or time.monotonic() >= deadline:
                 break
             wait = retry_after if retry_after is not None else random.uniform(0, backoff)
-            await asyncio.sleep(min(wait, max(0.0, deadline - time.monotonic())))  # a day's Retry-After ends the retries
+            await asyncio.sleep(min(wait, max(0.0, deadline - time.monotonic())))
             backoff = min(backoff * 2, MAX_BACKOFF_SECONDS)
         if attempts > 1:
             self.history.retried.append(Retried(method, path.split("?")[0], first, status, attempts,

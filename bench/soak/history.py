@@ -4,7 +4,7 @@ period. Times are `time.monotonic()` seconds unless named `*_wall` (a UTC dateti
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -44,6 +44,18 @@ class FaultWindow:
     end: float
 
 
+@dataclass(frozen=True)
+class InboundRing:
+    """A call the voice simulator rang to a tenant's number: `refused` is the words the call ended with before any
+    assistant took it (the provider's endedMessage, as the ring answered), None when an assistant took it."""
+
+    business_id: str
+    provider_call_id: str
+    outcome: str
+    at: float
+    refused: str | None
+
+
 @dataclass
 class Tenant:
     """A business the load set up: its key (with every scope), account, agent and that agent's number."""
@@ -65,7 +77,7 @@ class History:
     tenants: dict[str, Tenant] = field(default_factory=dict)  # by business_id
     signups: Counter[str] = field(default_factory=Counter)  # by payment: "checkout", "x402"
     calls: dict[str, str] = field(default_factory=dict)  # our call id → business_id: every call POST /calls accepted
-    inbound: list[tuple[str, str, str]] = field(default_factory=list)  # (to, caller, outcome) rung at the simulator
+    inbound: list[InboundRing] = field(default_factory=list)  # every call rung at the simulator
     texts: dict[str, str] = field(default_factory=dict)  # message_sid → business_id: every text sms/send accepted
     # (from, to, acknowledged_wall): a STOP the SMS simulator delivered to our webhook and we answered 2xx
     stops: list[tuple[str, str, datetime]] = field(default_factory=list)
@@ -73,6 +85,8 @@ class History:
     evals: dict[str, str] = field(default_factory=dict)  # eval run id → business_id
     webhooks: dict[str, str] = field(default_factory=dict)  # subscription id → business_id
     torn_down: set[str] = field(default_factory=set)  # business ids the load tore down
+    # business_id → (start, end) while the load held its workspace (paused, or canceled for a teardown: no end)
+    held: dict[str, list[tuple[float, float]]] = field(default_factory=lambda: defaultdict(list))
     notes: list[str] = field(default_factory=list)  # what an actor could not do, and why (printed in the report)
 
     def record(self, attempt: Attempt) -> None:
@@ -81,6 +95,11 @@ class History:
     def answered(self, account_id: str | None = None) -> int:
         """The attempts a gateway answered (any status), of one account's keys or of all."""
         return sum(1 for a in self.attempts if a.status and (account_id is None or a.account_id == account_id))
+
+    def was_held(self, business_id: str, at: float, slack: float) -> bool:
+        """Whether the business's workspace was held at `at`, give or take `slack` seconds (its standing is cached
+        for a moment after a change)."""
+        return any(start - slack <= at <= end + slack for start, end in self.held.get(business_id, ()))
 
     def in_window(self, at: float, slack: float) -> bool:
         """Whether `at` falls inside a fault's window, or within `slack` seconds after it ended (recovery)."""

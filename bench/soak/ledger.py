@@ -29,12 +29,13 @@ from bench.soak.history import History
 from bench.soak.partner import Partner
 from contracts import runs as runs_contract
 from contracts.calls import OUTCOMES, PROGRESS
-from core import deadletters, registry
+from core import deadletters, registry, standings
 from core.nats_auth import TEST_ADMIN
 from core.settings import Settings
 from gateway.usage import RETRY_WAIT_SECONDS, UsageWriter
 from providers.voice.vapi.calls import call_ref, outcome_of
 from providers.voice.vapi.simulator.resources import LIST_LIMIT_MAX
+from services.calls.inbound_service import HELD_MESSAGE
 
 if TYPE_CHECKING:
     from deploy.local.stack import Stack
@@ -120,7 +121,7 @@ async def ledger(stack: Stack, history: History, partner: Partner, *,
                  slack_seconds: float = SLACK_SECONDS) -> list[Line]:
     """Every line of the ledger, read now (after the quiet period)."""
     async with opened(stack) as stores:
-        return [*await calls_lines(stores, history), *await events_lines(stores, history, partner),
+        return [*await calls_lines(stores, history, slack_seconds), *await events_lines(stores, history, partner),
                 *await runs_lines(stores, history), *await texts_lines(stores, history),
                 await usage_line(stores, history, stack), *await leftovers_lines(stores, history),
                 *answers_lines(history, slack_seconds)]
@@ -162,7 +163,7 @@ def agrees(ours: Mapping[str, Any], theirs: Mapping[str, Any] | None) -> bool:
     return meant is None or meant == ours["status"]
 
 
-async def calls_lines(stores: Stores, history: History) -> list[Line]:
+async def calls_lines(stores: Stores, history: History, slack_seconds: float) -> list[Line]:
     ids = list(history.calls)
     rows = {str(r["id"]): r for r in await stores.db.fetch(
         "SELECT id, status, provider_call_id FROM calls.calls WHERE id = ANY($1::uuid[])", ids)}
@@ -213,18 +214,33 @@ async def calls_lines(stores: Stores, history: History) -> list[Line]:
               and datetime.fromisoformat(c["createdAt"].replace("Z", "+00:00")) >= since]
     unrecorded = line("calls the provider took on the tenants' numbers that we have no record of", 0, len(strays),
                       shown(strays))
-    return [terminal, provider, once, unrecorded, await inbound_line(stores, history)]
+    return [terminal, provider, once, unrecorded, await inbound_line(stores, history, slack_seconds)]
 
 
-async def inbound_line(stores: Stores, history: History) -> Line:
-    """The calls rung at the simulator to the tenants' numbers, each recorded and in a terminal state."""
-    businesses = list(history.tenants)
-    rows = await stores.db.fetch("SELECT id, status FROM calls.calls WHERE direction = 'inbound' AND "
-                                 "business_id = ANY($1::uuid[]) AND created_at >= $2", businesses,
-                                 wall(history.started_wall))
-    open_ = [f"{r['id']} {r['status']}" for r in rows if r["status"] not in OUTCOMES]
-    return line("inbound calls rung: each recorded, in a terminal state", len(history.inbound), len(rows) - len(open_),
-                f"recorded {len(rows)}" + (f"; without an outcome: {shown(open_)}" if open_ else ""))
+async def inbound_line(stores: Stores, history: History, slack_seconds: float) -> Line:
+    """The calls rung at the simulator to the tenants' numbers: each recorded and in a terminal state, or refused on
+    purpose with HELD_MESSAGE (nothing recorded, as services.calls.inbound_service promises) while its workspace was
+    held, or its standing could not be confirmed in a fault; give or take the standing's cache (core.standings)."""
+    rows = {r["provider_call_id"]: r["status"] for r in await stores.db.fetch(
+        "SELECT provider_call_id, status FROM calls.calls WHERE direction = 'inbound' AND provider_call_id = "
+        "ANY($1::text[])", [c.provider_call_id for c in history.inbound])}
+    slack = standings.TTL_SECONDS + slack_seconds
+    refused, held, wrong = 0, 0, []
+    for rung in history.inbound:
+        status = rows.get(rung.provider_call_id)
+        if rung.refused == HELD_MESSAGE and status is None:
+            refused += 1
+            if history.was_held(rung.business_id, rung.at, slack) or history.in_window(rung.at, slack):
+                held += 1
+            else:
+                wrong.append(f"{rung.provider_call_id} refused as held while its workspace was not")
+        elif status not in OUTCOMES:
+            wrong.append(f"{rung.provider_call_id} {status or 'not recorded'}"
+                         + (f" (ended: {rung.refused})" if rung.refused else ""))
+    accounted = len(history.inbound) - len(wrong)
+    return line("inbound calls rung: each recorded in a terminal state, or refused while held", len(history.inbound),
+                accounted, "; ".join(filter(None, [f"refused while held: {held}" if held else "",
+                                                   f"otherwise: {shown(wrong)}" if wrong else ""])))
 
 
 # -- events and webhooks -------------------------------------------------------------------------------------------

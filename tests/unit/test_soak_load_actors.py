@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from bench.soak.actors.answers import expected, guarded
 from bench.soak.actors.communication_run import FIRST_TOUCH_SECONDS, LAST_TOUCH_SHARE, _body
+from bench.soak.client import at_daily_limit, transient
 from bench.soak.history import History, Tenant
 from bench.soak.load import LoadContext
 from bench.soak.profile import SoakProfile
@@ -62,3 +63,21 @@ async def test_an_actor_that_raises_is_stopped_and_noted_not_the_load():
     await guarded(broken)(ctx)
     [note] = ctx.history.notes
     assert note == "actor broken stopped: KeyError('webhook')"
+
+
+def test_a_plans_daily_limit_is_final_and_a_rate_limit_or_a_lost_answer_is_tried_again():
+    daily = {"error": {"code": "rate_limited", "message": "calls_per_day reached", "limit": "calls_per_day"}}
+    per_minute = {"error": {"code": "rate_limited", "message": "more than 600 requests per minute for this key"}}
+    assert at_daily_limit(429, daily) and not transient(429, daily)
+    assert not at_daily_limit(429, per_minute) and transient(429, per_minute)
+    assert transient(0, "connection refused") and transient(503, {"error": {"code": "unavailable"}})
+    assert not transient(500, {"error": {"code": "call_failed"}}) and transient(500, {"error": {"code": "internal_error"}})
+
+
+def test_a_workspace_is_held_while_paused_and_for_ever_once_torn_down_give_or_take_the_slack():
+    history = History()
+    history.held["paused"].append((100.0, 120.0))
+    history.held["torn-down"].append((200.0, float("inf")))
+    assert history.was_held("paused", 110.0, 0) and history.was_held("paused", 125.0, 10)
+    assert not history.was_held("paused", 125.0, 0) and not history.was_held("paused", 80.0, 10)
+    assert history.was_held("torn-down", 10_000.0, 0) and not history.was_held("other", 110.0, 60)

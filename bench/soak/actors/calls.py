@@ -18,7 +18,8 @@ import aiohttp
 
 from bench.soak.actors.pacing import fresh_key, paced
 from bench.soak.actors.tenants import pick_tenant, refused_by_standing
-from bench.soak.client import RETRY_FOR_SECONDS
+from bench.soak.client import RETRY_FOR_SECONDS, at_daily_limit
+from bench.soak.history import InboundRing
 from bench.soak.load import LoadContext
 from providers.voice.vapi.simulator.playback import TEST_NUMBERS
 from tests.calling import VoiceSimulator, ring
@@ -49,6 +50,7 @@ def draw(ctx: LoadContext, weights: dict[str, int]) -> str:
 async def outbound_calls(ctx: LoadContext) -> None:
     """POST /api/v1/calls at `profile.calls_per_minute`; each call the API accepted is in `history.calls`."""
     held: Counter[str] = Counter()
+    limited: Counter[str] = Counter()
 
     async def place() -> None:
         tenant = pick_tenant(ctx)
@@ -66,6 +68,8 @@ async def outbound_calls(ctx: LoadContext) -> None:
             ctx.history.calls[call["id"]] = tenant.business_id
         elif refused_by_standing(status, call):
             held[tenant.business_id] += 1
+        elif at_daily_limit(status, call):
+            limited[call["error"]["limit"]] += 1
         else:
             ctx.history.notes.append(f"outbound_calls: POST /calls {body} answered {status}: {call}")
 
@@ -73,11 +77,14 @@ async def outbound_calls(ctx: LoadContext) -> None:
     if held:
         ctx.history.notes.append(f"outbound_calls: {held.total()} calls refused 403 while their workspace was "
                                  "held (expected)")
+    for limit, count in limited.items():
+        ctx.history.notes.append(f"outbound_calls: {count} calls refused 429 at the plan's {limit} (expected)")
 
 
 async def inbound_calls(ctx: LoadContext) -> None:
     """The voice simulator rings a tenant's number at `profile.inbound_calls_per_minute` from a fresh caller, some
-    calls to voicemail or failing; each one rung is in `history.inbound`."""
+    calls to voicemail or failing; each one rung is in `history.inbound`, with the words it ended with when no
+    assistant took it (the ring answers after our answer to the provider's assistant-request)."""
     async with aiohttp.ClientSession() as session:
         voice = VoiceSimulator(session, f"http://127.0.0.1:{ctx.stack.process('voice-simulator').port}",
                                ctx.stack.home_secret("voice_api_key"))
@@ -86,12 +93,13 @@ async def inbound_calls(ctx: LoadContext) -> None:
             tenant = pick_tenant(ctx)
             if tenant is None or tenant.number is None:
                 return
-            outcome, caller = draw(ctx, INBOUND), fresh_number(ctx)
+            outcome, caller, at = draw(ctx, INBOUND), fresh_number(ctx), time.monotonic()
             try:
-                await ring(voice, tenant.number, caller, outcome)
-            except AssertionError as refused:  # the control plane did not ring it (ring says why)
-                ctx.history.notes.append(f"inbound_calls: {tenant.number} from {caller} not rung: {refused}")
+                call = await ring(voice, tenant.number, caller, outcome)
+            except AssertionError as not_rung:  # the control plane did not ring it (ring says why)
+                ctx.history.notes.append(f"inbound_calls: {tenant.number} from {caller} not rung: {not_rung}")
                 return
-            ctx.history.inbound.append((tenant.number, caller, outcome))
+            refused = call.get("endedMessage") if call.get("status") == "ended" else None
+            ctx.history.inbound.append(InboundRing(tenant.business_id, call["id"], outcome, at, refused))
 
         await paced(ctx, ctx.profile.inbound_calls_per_minute, "inbound_calls", call_in)

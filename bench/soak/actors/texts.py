@@ -22,6 +22,7 @@ import aiohttp
 
 from bench.soak.actors.pacing import fresh_key, paced
 from bench.soak.actors.tenants import live_tenants, pick_tenant, refused_by_standing
+from bench.soak.client import at_daily_limit
 from bench.soak.history import Tenant
 from bench.soak.load import LoadContext
 from core.compliance import decision as compliance
@@ -124,6 +125,8 @@ def _record(state: Texting, recipient: Recipient, after_stop: bool, status: int,
         state.expected["after STOP (400 number_opted_out)"] += 1
     elif refused_by_standing(status, sent):
         state.expected["while the workspace was held (403)"] += 1
+    elif at_daily_limit(status, sent):
+        state.expected[f"at the plan's {sent['error']['limit']} (429)"] += 1
     else:
         history.notes.append(f"texts: sms/send to {recipient.phone} answered {status}: {sent}")
 

@@ -32,12 +32,14 @@ async def _pauses(ctx: LoadContext, paused: set[str]) -> None:
             continue
         tenant = ctx.rng.choice(tenants)
         paused.add(tenant.business_id)
+        start, resumed = time.monotonic(), False
         try:
             if await _act(ctx, tenant, "pause", "paused"):
                 await asyncio.sleep(PAUSE_SECONDS)
-                await _act(ctx, tenant, "resume", "active")
+                resumed = await _act(ctx, tenant, "resume", "active")
         finally:
             paused.discard(tenant.business_id)
+            ctx.history.held[tenant.business_id].append((start, time.monotonic() if resumed else float("inf")))
 
 
 async def _teardowns(ctx: LoadContext, paused: set[str]) -> None:
@@ -53,6 +55,7 @@ async def _teardowns(ctx: LoadContext, paused: set[str]) -> None:
     ctx.history.torn_down.update(t.business_id for t in chosen)
     await asyncio.sleep(DRAIN_SECONDS)
     for tenant in chosen:
+        ctx.history.held[tenant.business_id].append((time.monotonic(), float("inf")))
         if await _act(ctx, tenant, "cancel", "canceled"):
             await _act(ctx, tenant, "teardown", "inactive")
 
