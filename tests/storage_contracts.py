@@ -348,6 +348,23 @@ class CallsRepositoryContract:
             held = await calls.claim_key(account_id, key, "hash-1", now, window, new_id(), lease)
         assert held == KeyClaim("hash-1", None, placing=True)
 
+    async def test_a_claim_whose_lease_is_ended_keeps_its_call_and_is_taken_over_by_the_next_retry(self, database,
+                                                                                                  calls_in):
+        account_id, key, now = new_id(), f"key-{new_id()}", datetime.now(UTC)
+        window, holder, lease, call_id = now - timedelta(hours=24), new_id(), timedelta(minutes=2), new_id()
+        async with database.transaction() as conn:
+            calls = calls_in(conn)
+            assert await calls.claim_key(account_id, key, "hash-1", now, window, holder, lease) is None
+            assert await calls.hold_key(account_id, key, holder, call_id)
+            await calls.lapse_key(account_id, key, new_id())  # not the holder's token: changes nothing
+            assert not await calls.take_over_key(account_id, key, new_id(), lease)
+            await calls.lapse_key(account_id, key, holder)
+        await asyncio.sleep(0.01)
+        async with database.transaction() as conn:
+            assert await calls_in(conn).take_over_key(account_id, key, new_id(), lease)
+            held = await calls_in(conn).claim_key(account_id, key, "hash-1", now, window, new_id(), lease)
+        assert held == KeyClaim("hash-1", call_id, placing=True)
+
 
 def scenario_values(business_id: str, **values) -> dict:
     """A scenario as the create use case records it, with `values` over it."""

@@ -163,7 +163,7 @@ COMPLIANCE_CODES = ("number_on_dnc", "dnc_registry_stale", "number_opted_out", "
 ROUTES = [
     Route("POST", f"{V1}/calls", create_call, "Place an outbound call", "calls", scope="calls:write",
           body=CALL_CREATE, response="CallCreated", status=201, creates=Creates("call_id"),
-          errors=(*ERRORS, "conflict", "call_failed", *COMPLIANCE_CODES), rpcs=(f"{CALLS}/CreateCall",),
+          errors=(*ERRORS, "conflict", "call_failed", "unavailable", *COMPLIANCE_CODES), rpcs=(f"{CALLS}/CreateCall",),
           description="The agent calls `to` from its phone number (400 when it has none) with its outbound prompt, "
           "its outbound greeting (or firstMessage) and its outbound model, for at most max_duration seconds "
           f"(default {calls.DEFAULT_MAX_DURATION}, {calls.MAX_DURATION_BOUNDS[0]} to "
@@ -196,7 +196,9 @@ ROUTES = [
           "Send an Idempotency-Key header to make a retry safe: for 24 hours the same key with the same body "
           "returns the first call (201), with another body 409 conflict. When the provider refuses the call it is "
           "500 call_failed, the call is recorded failed with the provider's reason, and the key is freed for a "
-          "retry. Each business may place its plan's calls_per_day and use its call_minutes_per_day in a UTC day, "
+          "retry. When the provider's answer is lost (it may have placed the call) and it cannot say whether it "
+          "did, 503 unavailable: retry with the same Idempotency-Key, which answers the call once the provider "
+          "says it has it, or places it once. Each business may place its plan's calls_per_day and use its call_minutes_per_day in a UTC day, "
           "whatever key, replica or run places them (GET /api/v1/balance shows them with today's use): past "
           "either, 429 rate_limited with error.limit naming it and Retry-After until the next UTC midnight. "
           + STATUSES),

@@ -27,12 +27,16 @@ class ProviderError(ServiceError):
     so a caller can tell "not there any more" (404) from an outage. `retry_after`
     is the provider's numeric Retry-After in seconds on a refusal that had one
     (a 429 above all), so a caller that backs off itself knows for how long.
+    `maybe_applied`: a create whose answer was lost (no answer, or a 5xx), which
+    the provider may have carried out all the same.
     """
 
-    def __init__(self, message: str, status: int | None = None, retry_after: float | None = None):
+    def __init__(self, message: str, status: int | None = None, retry_after: float | None = None, *,
+                 maybe_applied: bool = False):
         super().__init__("provider_error", message)
         self.status = status
         self.retry_after = retry_after
+        self.maybe_applied = maybe_applied
 
 
 Json = Mapping[str, Any]

@@ -65,6 +65,9 @@ class CallsRepository(Protocol):
     async def settle_key(self, account_id: str, key: str, token: str, call_id: str) -> None:
         """The claim's call, `call_id`, is placed: its lease is released."""
 
+    async def lapse_key(self, account_id: str, key: str, token: str) -> None:
+        """End the claim's lease, keeping the claim and its call: the next retry takes it over at once."""
+
     async def release_key(self, account_id: str, key: str, token: str) -> None:
         """Forget the claim."""
 
@@ -155,6 +158,9 @@ class SqlCalls:
 
     async def settle_key(self, account_id: str, key: str, token: str, call_id: str) -> None:
         await store.settle_key(self.conn, account_id, key, token, call_id)
+
+    async def lapse_key(self, account_id: str, key: str, token: str) -> None:
+        await store.lapse_key(self.conn, account_id, key, token)
 
     async def release_key(self, account_id: str, key: str, token: str) -> None:
         await store.release_key(self.conn, account_id, key, token)

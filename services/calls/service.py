@@ -5,6 +5,9 @@ Placing a call reads the agent's calling profile (agents), the linked lead (sdr)
 (accounts) as the caller, records the call `queued`, asks the provider with no transaction open, and then records
 the provider's call id. If the provider refuses, the call is recorded `failed` with the provider's reason and the
 idempotency key is freed, so a retry places the call: no call is left `queued` without a provider call behind it.
+A create whose answer was lost (no answer, or a 5xx: the provider may have placed it all the same) is looked for at
+the provider by our id: found, it is the call; not there, it failed as above; the provider unable to say, the call
+stays `queued` for a retry to settle (OutcomeUnknown, 503).
 
 An Idempotency-Key is claimed first, under a lease (core.leases) of IDEMPOTENCY_LEASE_SECONDS: longer than the
 provider's create can take with its retries, so a holder that is alive settles or frees the claim within it. The
@@ -112,6 +115,18 @@ class NewCall:
     business_hours: tuple[int, int] | None = None
 
 
+class OutcomeUnknown(ServiceError):
+    """The provider may have placed the call (its answer to the create was lost, or an earlier holder of the
+    request's claim stopped after asking it) and cannot say now whether it did. The call stays `queued` and its
+    compliance slot taken; the claim keeps naming it with its lease ended, so a retry with the same Idempotency-Key
+    takes it over at once and asks the provider again (`_resume`): the call is answered once the provider says it
+    has it, or placed afresh once it says it has not. Never placed twice, and the caller is told to retry (503)."""
+
+    def __init__(self, call_id: str, why: str):
+        super().__init__("unavailable", f"the voice provider did not say whether it placed call {call_id} ({why}); "
+                                        "retry with the same Idempotency-Key to get the call, placed once")
+
+
 def _found(row: Call | None) -> Call:
     """The call a lookup found, or 404."""
     if row is None:
@@ -159,12 +174,16 @@ class Calls:
         """Place the call (or, taking over a claim, the call the earlier holder placed), then settle the claim on
         it (or free the claim when nothing was placed). A takeover that cannot tell whether the earlier call was
         placed (the provider unreachable) keeps the claim, for a retry after its lease to ask again."""
-        if claim is not None and claim.earlier_call_id:
-            resumed = await self._resume(claim)
-            if resumed is not None:
-                return resumed
         try:
+            if claim is not None and claim.earlier_call_id:
+                resumed = await self._resume(claim)
+                if resumed is not None:
+                    return resumed
             placed = await self._place(request, claim)
+        except OutcomeUnknown:
+            if claim is not None:
+                await self._lapse(claim)
+            raise
         except BaseException:
             if claim is not None:
                 await self._release(claim)
@@ -172,6 +191,10 @@ class Calls:
         if claim is not None and isinstance(placed, common_pb2.ComplianceDecision):
             await self._release(claim)
         return placed
+
+    async def _lapse(self, claim: Claim) -> None:
+        async with self.uow.transaction() as work:
+            await work.calls.lapse_key(claim.account_id, claim.key, claim.token)
 
     async def _release(self, claim: Claim) -> None:
         async with self.uow.transaction() as work:
@@ -189,7 +212,7 @@ class Calls:
         provider_call_id = earlier.provider_call_id
         if provider_call_id is None:
             profile = await self.others.agents.calling_profile(earlier.agent_id)
-            provider_call_id = await self.voice.placed_call(profile.provider_assistant_id, earlier.id)
+            provider_call_id = await self._placed_by_our_id(profile.provider_assistant_id, earlier.id)
         async with self.uow.transaction() as work:
             if provider_call_id is None:
                 if earlier.status == "queued":
@@ -293,11 +316,19 @@ class Calls:
         try:
             provider_call_id = await self.voice.place_call(placed)
         except ProviderError as exc:
+            found = await self._placed_by_our_id(placed.assistant_id, call_id) if exc.maybe_applied else None
+            if found is not None:
+                log.info("call %s was placed though the provider's answer was lost (%s)", call_id, exc.message)
+                return await self._placed(call_id, found, claim)
             async with self.uow.transaction() as work:
                 await work.calls.change(call_id, {"status": "failed", "updated_at": utcnow(),
                                                            "ended_reason": f"provider refused: {exc.message}"[:500]})
             await self._release_slot(decision.id)
             raise ServiceError("call_failed", f"the voice provider refused the call: {exc.message}") from None
+        return await self._placed(call_id, provider_call_id, claim)
+
+    async def _placed(self, call_id: str, provider_call_id: str, claim: Claim | None) -> Call:
+        """Record the provider's call id, and settle the request's claim on the call."""
         async with self.uow.transaction() as work:
             repository = work.calls
             if claim is not None:
@@ -307,6 +338,13 @@ class Calls:
         if placed_call is None:  # erased while it was being placed
             raise not_found("call")
         return placed_call
+
+    async def _placed_by_our_id(self, assistant_id: str, call_id: str) -> str | None:
+        """The provider's call carrying our id, or None when it has none; OutcomeUnknown when it cannot say."""
+        try:
+            return await self.voice.placed_call(assistant_id, call_id)
+        except ProviderError as exc:
+            raise OutcomeUnknown(call_id, exc.message) from None
 
     async def _decide(self, request: dict[str, Any], profile: CallingProfile, lead: Lead | None,
                       call_id: str) -> common_pb2.ComplianceDecision:

@@ -90,6 +90,13 @@ async def settle_key(conn: AsyncConnection, account_id: str, key: str, token: st
                        .values(call_id=call_id, **leases.RELEASED))
 
 
+async def lapse_key(conn: AsyncConnection, account_id: str, key: str, token: str) -> None:
+    """End the lease of a claim whose call's fate is unknown (if `token` still holds it), keeping the claim and
+    the call it names: the next retry takes it over at once and asks the provider (take_over_key)."""
+    await conn.execute(idempotency_keys.update().where(*_claim(account_id, key), leases.held(idempotency_keys, token))
+                       .values(lease_until=sa.func.now()))
+
+
 async def release_key(conn: AsyncConnection, account_id: str, key: str, token: str) -> None:
     """Forget a claim whose request failed, so that a retry places the call (if `token` still holds it)."""
     await conn.execute(idempotency_keys.delete().where(*_claim(account_id, key), leases.held(idempotency_keys, token)))

@@ -87,6 +87,11 @@ class MemoryCalls:
         if await self.hold_key(account_id, key, token, call_id):
             update(idempotency_keys, self.keys[(account_id, key)], leases.RELEASED)
 
+    async def lapse_key(self, account_id, key, token) -> None:
+        claim = self._held(account_id, key, token)
+        if claim is not None:
+            update(idempotency_keys, claim, {"lease_until": utcnow() - timedelta(microseconds=1)})
+
     async def release_key(self, account_id, key, token) -> None:
         if self._held(account_id, key, token) is not None:
             del self.keys[(account_id, key)]

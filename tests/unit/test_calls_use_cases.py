@@ -15,8 +15,9 @@ from core.errors import ServiceError
 from core.ids import new_id
 from core.pagination import Page
 from core.tenant import Tenant, acting_as
-from providers.voice.port import CallRef, Ignored, ProviderError
+from providers.voice.port import CallRef, Ignored
 from providers.voice.vapi import calls as vapi_calls
+from providers.voice.vapi.client import VapiClient
 from services.calls import domain
 from services.calls import schema as calls_schema
 from services.calls.domain import EVERY_CALL, CallFilter
@@ -29,6 +30,7 @@ from switchboard.v1 import common_pb2
 from tests.memory import MemoryDatabase, insert
 from tests.memory.calls import MemoryCalls
 from tests.service.fakes import CallsNeighbours, accounts_saying
+from tests.unit.conftest import KEY, vapi_port
 
 CALLEE, OTHER_CALLEE, CALLER = "+14155550123", "+14155550124", "+14155550199"
 BASE_URL = "https://switchboard.example.com"
@@ -167,17 +169,57 @@ async def test_a_taken_over_claim_answers_the_call_its_killed_process_placed_at_
         conn.rows(calls_schema.calls)[(placed.id,)]["provider_call_id"] = None
     await lapsed_claim(database, caller, profile, placed.id)
     await voice.fail_next("GET", "/call", 500)
-    with pytest.raises(ProviderError):  # whether it was placed is unknown: the claim stays, leased to this retry
+    with pytest.raises(ServiceError) as unknown:  # whether it was placed is unknown: the claim stays, its lease ended
         await calls.create(call_to(profile), "key-1")
-    with pytest.raises(ServiceError) as placing:
-        await calls.create(call_to(profile), "key-1")
-    assert placing.value.code == "conflict" and "still being placed" in placing.value.message
-    async with database.transaction() as conn:
-        conn.rows(idempotency_keys).clear()
-    await lapsed_claim(database, caller, profile, placed.id)
-    again = await calls.create(call_to(profile), "key-1")
+    assert unknown.value.code == "unavailable" and "same Idempotency-Key" in unknown.value.message
+    again = await calls.create(call_to(profile), "key-1")  # the next retry asks the provider at once
     assert (again.id, again.provider_call_id) == (placed.id, placed.provider_call_id)
     assert len(await provider_calls(voice)) == 1
+
+
+@pytest.fixture
+async def impatient(database, voice, others, caller):
+    """The calls use cases over a provider client that gives up on an answer after 0.3 s."""
+    client = VapiClient(voice.url, KEY, max_attempts=1, timeout=0.3)
+    with acting_as(caller):
+        yield Calls(calls_units(database, MemoryCalls), vapi_port(client), others.ports,
+                    recording_secret="recording-secret", base_url=BASE_URL)
+    await client.close()
+
+
+async def test_a_create_whose_answer_was_lost_is_the_call_the_provider_placed(impatient, profile, voice):
+    """The provider placed the call and its answer never came (issue 55): the call is found at the provider by our
+    id and answered, not failed while the callee's phone rings, and a retry with the key dials no second time."""
+    await voice.delay_next("POST", "/call", 1.0, hold="answer")
+    placed = await impatient.create(call_to(profile), "key-1")
+    [sent] = await provider_calls(voice)
+    assert (placed.status, placed.provider_call_id) == ("queued", sent["id"])
+    assert await impatient.create(call_to(profile), "key-1") == placed
+
+
+async def test_a_create_whose_answer_was_lost_while_the_provider_cannot_say_is_settled_by_the_retry(
+        impatient, profile, voice):
+    await voice.delay_next("POST", "/call", 1.0, hold="answer")
+    await voice.fail_next("GET", "/call", 503)
+    with pytest.raises(ServiceError) as unknown:
+        await impatient.create(call_to(profile), "key-1")
+    assert unknown.value.code == "unavailable"
+    [queued] = await stored(impatient.uow.connections, profile.business_id)
+    assert (queued.status, queued.provider_call_id) == ("queued", None)
+    again = await impatient.create(call_to(profile), "key-1")
+    [sent] = await provider_calls(voice)
+    assert (again.id, again.provider_call_id) == (queued.id, sent["id"])
+
+
+async def test_a_create_the_provider_failed_without_placing_it_is_failed_and_frees_its_key(impatient, profile, voice):
+    await voice.fail_next("POST", "/call", 500)
+    with pytest.raises(ServiceError) as failed:
+        await impatient.create(call_to(profile), "key-1")
+    assert failed.value.code == "call_failed"
+    [row] = await stored(impatient.uow.connections, profile.business_id)
+    assert row.status == "failed" and await provider_calls(voice) == []
+    placed = await impatient.create(call_to(profile), "key-1")
+    assert placed.id != row.id and len(await provider_calls(voice)) == 1
 
 
 async def test_a_taken_over_claim_whose_call_never_reached_the_provider_places_it_once(calls, database, caller,

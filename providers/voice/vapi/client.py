@@ -118,7 +118,7 @@ class VapiClient(SessionClient):
             raise _Retryable(error) from None
         except (TimeoutError, aiohttp.ClientError) as exc:
             reason = "timed out" if isinstance(exc, asyncio.TimeoutError) else "connection lost"
-            error = ProviderError(f"voice provider unreachable ({where}): {reason}")
+            error = ProviderError(f"voice provider unreachable ({where}): {reason}", maybe_applied=not idempotent)
             if idempotent:  # the request may have been applied: only repeat what is safe to repeat
                 self._log_retry(method, path, attempt, type(exc).__name__)
                 raise _Retryable(error) from None
@@ -139,8 +139,8 @@ class VapiClient(SessionClient):
             self._log_retry(method, path, attempt, status)
             raise _Retryable(ProviderError(f"voice provider failed ({where}: {status})", status,
                                            retry_after if status == 429 else None), retry_after)
-        if status >= 500:
-            raise ProviderError(f"voice provider failed ({where}: {status})", status)
+        if status >= 500:  # a create (not repeated): it may have been carried out before the failure
+            raise ProviderError(f"voice provider failed ({where}: {status})", status, maybe_applied=True)
         if status in (401, 403):
             log.error("voice provider rejected our credentials on %s %s (%d)", method, path, status)
             raise ProviderError("voice provider rejected our credentials", status)
