@@ -85,8 +85,8 @@ def test_a_service_re_signs_its_callers_context_for_the_services_it_calls():
         sdr.token_for(received, "nowhere")
     with pytest.raises(RuntimeError, match="may not vouch"):
         sdr.token_for(KEY_HOLDER, "calls")
-    accounts, _ = keys_of("accounts:1")
-    assert "may not vouch" in refusal(_accepting("calls", "accounts:1"), forged(accounts, "calls"))  # it calls agents
+    evals, _ = keys_of("evals:1")
+    assert "may not vouch" in refusal(_accepting("calls", "evals:1"), forged(evals, "calls"))  # it calls agents and accounts
 
 
 def test_a_service_cannot_vouch_for_a_key_holder_it_was_not_sent():

@@ -88,6 +88,11 @@ class CallsStub:
                 request_serializer=switchboard_dot_v1_dot_common__pb2.AggregateRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_common__pb2.Aggregates.FromString,
                 _registered_method=True)
+        self.ErasePerson = channel.unary_unary(
+                '/switchboard.v1.Calls/ErasePerson',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
+                _registered_method=True)
 
 
 class CallsServicer:
@@ -179,6 +184,14 @@ class CallsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ErasePerson(self, request, context):
+        """Erase one person of a business from this service (its records, provider copies and outbox rows): the
+        privacy job's step (services.accounts.privacy), which alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_CallsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -231,6 +244,11 @@ def add_CallsServicer_to_server(servicer, server):
                     servicer.AggregateCalls,
                     request_deserializer=switchboard_dot_v1_dot_common__pb2.AggregateRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_common__pb2.Aggregates.SerializeToString,
+            ),
+            'ErasePerson': grpc.unary_unary_rpc_method_handler(
+                    servicer.ErasePerson,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -506,6 +524,33 @@ class Calls:
             '/switchboard.v1.Calls/AggregateCalls',
             switchboard_dot_v1_dot_common__pb2.AggregateRequest.SerializeToString,
             switchboard_dot_v1_dot_common__pb2.Aggregates.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ErasePerson(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Calls/ErasePerson',
+            switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
             options,
             channel_credentials,
             insecure,

@@ -123,3 +123,45 @@ class ComplianceDecision(_message.Message):
     inputs: _struct_pb2.Struct
     decided_at: _timestamp_pb2.Timestamp
     def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., channel: _Optional[str] = ..., phone: _Optional[str] = ..., lead_id: _Optional[str] = ..., outcome: _Optional[str] = ..., rule: _Optional[str] = ..., source: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., inputs: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ErasureRequest(_message.Message):
+    __slots__ = ("business_id", "erasure_id", "phones", "emails", "lead_ids", "call_ids", "message_ids", "suppress")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    ERASURE_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONES_FIELD_NUMBER: _ClassVar[int]
+    EMAILS_FIELD_NUMBER: _ClassVar[int]
+    LEAD_IDS_FIELD_NUMBER: _ClassVar[int]
+    CALL_IDS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    SUPPRESS_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    erasure_id: str
+    phones: _containers.RepeatedScalarFieldContainer[str]
+    emails: _containers.RepeatedScalarFieldContainer[str]
+    lead_ids: _containers.RepeatedScalarFieldContainer[str]
+    call_ids: _containers.RepeatedScalarFieldContainer[str]
+    message_ids: _containers.RepeatedScalarFieldContainer[str]
+    suppress: bool
+    def __init__(self, business_id: _Optional[str] = ..., erasure_id: _Optional[str] = ..., phones: _Optional[_Iterable[str]] = ..., emails: _Optional[_Iterable[str]] = ..., lead_ids: _Optional[_Iterable[str]] = ..., call_ids: _Optional[_Iterable[str]] = ..., message_ids: _Optional[_Iterable[str]] = ..., suppress: _Optional[bool] = ...) -> None: ...
+
+class ErasedItem(_message.Message):
+    __slots__ = ("what", "action", "count")
+    WHAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    what: str
+    action: str
+    count: int
+    def __init__(self, what: _Optional[str] = ..., action: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class ErasureReport(_message.Message):
+    __slots__ = ("items", "lead_ids", "call_ids", "message_ids")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    LEAD_IDS_FIELD_NUMBER: _ClassVar[int]
+    CALL_IDS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[ErasedItem]
+    lead_ids: _containers.RepeatedScalarFieldContainer[str]
+    call_ids: _containers.RepeatedScalarFieldContainer[str]
+    message_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, items: _Optional[_Iterable[_Union[ErasedItem, _Mapping]]] = ..., lead_ids: _Optional[_Iterable[str]] = ..., call_ids: _Optional[_Iterable[str]] = ..., message_ids: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -138,6 +138,11 @@ class MessagingStub:
                 request_serializer=switchboard_dot_v1_dot_messaging__pb2.GetDailySpendRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_messaging__pb2.GetDailySpendReply.FromString,
                 _registered_method=True)
+        self.ErasePerson = channel.unary_unary(
+                '/switchboard.v1.Messaging/ErasePerson',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
+                _registered_method=True)
 
 
 class MessagingServicer:
@@ -305,6 +310,14 @@ class MessagingServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ErasePerson(self, request, context):
+        """Erase one person of a business from this service (its records, provider copies and outbox rows): the
+        privacy job's step (services.accounts.privacy), which alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_MessagingServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -407,6 +420,11 @@ def add_MessagingServicer_to_server(servicer, server):
                     servicer.GetDailySpend,
                     request_deserializer=switchboard_dot_v1_dot_messaging__pb2.GetDailySpendRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_messaging__pb2.GetDailySpendReply.SerializeToString,
+            ),
+            'ErasePerson': grpc.unary_unary_rpc_method_handler(
+                    servicer.ErasePerson,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -952,6 +970,33 @@ class Messaging:
             '/switchboard.v1.Messaging/GetDailySpend',
             switchboard_dot_v1_dot_messaging__pb2.GetDailySpendRequest.SerializeToString,
             switchboard_dot_v1_dot_messaging__pb2.GetDailySpendReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ErasePerson(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Messaging/ErasePerson',
+            switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
             options,
             channel_credentials,
             insecure,

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 from switchboard.v1 import sdr_pb2 as switchboard_dot_v1_dot_sdr__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -226,6 +227,11 @@ class SdrStub:
                 '/switchboard.v1.Sdr/GetHealth',
                 request_serializer=switchboard_dot_v1_dot_sdr__pb2.GetHealthRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_sdr__pb2.PlatformHealth.FromString,
+                _registered_method=True)
+        self.ErasePerson = channel.unary_unary(
+                '/switchboard.v1.Sdr/ErasePerson',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
                 _registered_method=True)
 
 
@@ -533,6 +539,14 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ErasePerson(self, request, context):
+        """Erase one person of a business from this service (its records, provider copies and outbox rows): the
+        privacy job's step (services.accounts.privacy), which alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -725,6 +739,11 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.GetHealth,
                     request_deserializer=switchboard_dot_v1_dot_sdr__pb2.GetHealthRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_sdr__pb2.PlatformHealth.SerializeToString,
+            ),
+            'ErasePerson': grpc.unary_unary_rpc_method_handler(
+                    servicer.ErasePerson,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1756,6 +1775,33 @@ class Sdr:
             '/switchboard.v1.Sdr/GetHealth',
             switchboard_dot_v1_dot_sdr__pb2.GetHealthRequest.SerializeToString,
             switchboard_dot_v1_dot_sdr__pb2.PlatformHealth.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ErasePerson(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ErasePerson',
+            switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
             options,
             channel_credentials,
             insecure,

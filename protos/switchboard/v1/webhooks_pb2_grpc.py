@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 from switchboard.v1 import webhooks_pb2 as switchboard_dot_v1_dot_webhooks__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -88,6 +89,11 @@ class WebhooksStub:
                 request_serializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecret.FromString,
                 _registered_method=True)
+        self.ErasePerson = channel.unary_unary(
+                '/switchboard.v1.Webhooks/ErasePerson',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
+                _registered_method=True)
 
 
 class WebhooksServicer:
@@ -169,6 +175,14 @@ class WebhooksServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ErasePerson(self, request, context):
+        """Erase one person of a business from this service (its records, provider copies and outbox rows): the
+        privacy job's step (services.accounts.privacy), which alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WebhooksServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -221,6 +235,11 @@ def add_WebhooksServicer_to_server(servicer, server):
                     servicer.RotateCallSecret,
                     request_deserializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_webhooks__pb2.CallSecret.SerializeToString,
+            ),
+            'ErasePerson': grpc.unary_unary_rpc_method_handler(
+                    servicer.ErasePerson,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -497,6 +516,33 @@ class Webhooks:
             '/switchboard.v1.Webhooks/RotateCallSecret',
             switchboard_dot_v1_dot_webhooks__pb2.CallSecretRequest.SerializeToString,
             switchboard_dot_v1_dot_webhooks__pb2.CallSecret.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ErasePerson(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Webhooks/ErasePerson',
+            switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
             options,
             channel_credentials,
             insecure,
