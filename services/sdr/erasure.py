@@ -14,12 +14,13 @@ What becomes of their records:
 - bookings (linked to one of their leads, or with their phone or email): deleted, past and future alike. A future
   confirmed one frees its slot; no booking.canceled event is raised, as it would carry the person's name and number
   to the business's webhooks (the privacy job's erasure.completed event tells partner systems instead);
-- communication runs' touches to their number: a planned touch not executed yet (waiting, or paused with its run)
-  is canceled with the reason "erased", so the run never contacts them, and its run completes if that was its last
-  touch (communication.run_ended, counts only); every touch and call attempt to them keeps its status, attempts and
-  outcome (the counts a run reports stay) and loses the number, the context and the words (reason "erased"). A
-  touch being placed at that instant (executing, or a call in progress) may still reach them once: the call is the
-  calls service's to erase, and a retry of it dials no number;
+- communication runs' touches to their number (or whose context names one of their leads): a planned touch not
+  executed yet (waiting, or paused with its run) is canceled with the reason "erased", so the run never contacts
+  them, and its run completes if that was its last touch (communication.run_ended, counts only); every touch and
+  call attempt to them keeps its status, attempts and outcome (the counts a run reports stay) and loses the number,
+  the context and the words (reason "erased"). A touch being placed at that instant (executing, or a call in
+  progress) may still reach them once: the call is the calls service's to erase, and a retry of it has no number
+  to dial (the calls service refuses it, and the touch ends refused);
 - the owner's briefings naming one of their leads: the escalation's name and reason emptied, the text's lines
   naming the lead replaced with "- (erased)";
 - this service's outbox rows naming them (lead.created, booking.*, communication.touch_*, the briefing's
@@ -222,8 +223,8 @@ class Erasure:
         erased.lead_ids = [str(row.id) for row in found]
         ids = tuple(dict.fromkeys((*person.lead_ids, *erased.lead_ids)))
         names = lead_names(found)
+        await self._touches(business_id, person, ids, erased)
         await self._outbox(business_id, person, ids, erased)
-        await self._touches(business_id, person, erased)
         await self._repeat(erased, "sdr.booking", "deleted", lambda work: work.erasure.delete_bookings(
             business_id, ids, person.phones, person.emails, BATCH), calls=True)
         await self._repeat(erased, "sdr.voicemail", "deleted", lambda work: work.erasure.delete_voicemails(
@@ -271,13 +272,15 @@ class Erasure:
                 return
             after = rows[-1].id
 
-    async def _touches(self, business_id: str, person: Person, erased: Erased) -> None:
-        if not person.phones:
+    async def _touches(self, business_id: str, person: Person, lead_ids: Sequence[str], erased: Erased) -> None:
+        """First (before the outbox: a touch made meanwhile raises an event naming the number), the planned touches
+        are canceled and redacted, their runs completed if that was their last; then the others are redacted."""
+        if not (person.phones or lead_ids):
             return
-        while True:  # the planned ones first: canceled (and redacted), their runs completed if that was the last
+        while True:
             now = utcnow()
             async with self.uow.transaction() as work:
-                rows = await work.erasure.cancel_touches(business_id, person.phones, now, BATCH)
+                rows = await work.erasure.cancel_touches(business_id, person.phones, lead_ids, now, BATCH)
                 for run_id in sorted({str(r.run_id) for r in rows}):
                     await end_run(work, run_id, now)
             erased.add("sdr.run_touch", "canceled", len(rows))
@@ -286,7 +289,7 @@ class Erasure:
                 break
         while True:
             async with self.uow.transaction() as work:
-                rows = await work.erasure.redact_touches(business_id, person.phones, utcnow(), BATCH)
+                rows = await work.erasure.redact_touches(business_id, person.phones, lead_ids, utcnow(), BATCH)
             erased.add("sdr.run_touch", "redacted", len(rows))
             erased.calls(r.call_id for r in rows)
             erased.messages(r.message_id for r in rows)

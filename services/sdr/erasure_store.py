@@ -60,24 +60,31 @@ async def rewrite_outbox(conn: AsyncConnection, rows: Sequence[tuple[int, dict[s
         await conn.execute(outbox.update().where(outbox.c.id == row_id).values(data=data))
 
 
-async def cancel_touches(conn: AsyncConnection, business_id: str, phones: Sequence[str], now: datetime,
-                         limit: int) -> list[Any]:
-    """The business's planned touches to these phones, not executed yet (waiting, or paused with their run),
+def _touches_of(business_id: str, phones: Sequence[str], lead_ids: Sequence[str]) -> sa.ColumnElement[bool]:
+    """The business's touches to these phones, or whose context names one of these leads (context.lead_id)."""
+    j = jobs.c
+    return sa.and_(j.business_id == business_id,
+                   sa.or_(j.phone == _any(phones), j.context["lead_id"].astext == _any(lead_ids)))
+
+
+async def cancel_touches(conn: AsyncConnection, business_id: str, phones: Sequence[str], lead_ids: Sequence[str],
+                         now: datetime, limit: int) -> list[Any]:
+    """The business's planned touches to the person, not executed yet (waiting, or paused with their run),
     canceled and redacted (reason "erased"): (run_id, call_id, message_id) of each."""
     j = jobs.c
-    picked = sa.select(j.id).where(j.business_id == business_id, j.phone == _any(phones),
+    picked = sa.select(j.id).where(_touches_of(business_id, phones, lead_ids),
                                    j.status.in_((*runs_contract.WAITING, runs_contract.JOB_PAUSED))).limit(limit)
     statement = jobs.update().where(j.id.in_(picked.with_for_update().scalar_subquery())).values(
         status=runs_contract.JOB_CANCELED, ended_at=now, **_redacted_job(now))
     return list((await conn.execute(statement.returning(j.run_id, j.call_id, j.message_id))).all())
 
 
-async def redact_touches(conn: AsyncConnection, business_id: str, phones: Sequence[str], now: datetime,
-                         limit: int) -> list[Any]:
-    """The business's other touches to these phones (executing, in progress or ended) redacted, their status and
+async def redact_touches(conn: AsyncConnection, business_id: str, phones: Sequence[str], lead_ids: Sequence[str],
+                         now: datetime, limit: int) -> list[Any]:
+    """The business's other touches to the person (executing, in progress or ended) redacted, their status and
     counts kept: (run_id, call_id, message_id) of each."""
     j = jobs.c
-    picked = sa.select(j.id).where(j.business_id == business_id, j.phone == _any(phones)).limit(limit)
+    picked = sa.select(j.id).where(_touches_of(business_id, phones, lead_ids)).limit(limit)
     statement = jobs.update().where(j.id.in_(picked.with_for_update().scalar_subquery())).values(
         **_redacted_job(now))
     return list((await conn.execute(statement.returning(j.run_id, j.call_id, j.message_id))).all())
@@ -180,13 +187,13 @@ class SqlErasure:
     async def rewrite_outbox(self, rows: Sequence[tuple[int, dict[str, Any]]]) -> None:
         await rewrite_outbox(self.conn, rows)
 
-    async def cancel_touches(self, business_id: str, phones: Sequence[str], now: datetime,
+    async def cancel_touches(self, business_id: str, phones: Sequence[str], lead_ids: Sequence[str], now: datetime,
                              limit: int) -> list[Any]:
-        return await cancel_touches(self.conn, business_id, phones, now, limit)
+        return await cancel_touches(self.conn, business_id, phones, lead_ids, now, limit)
 
-    async def redact_touches(self, business_id: str, phones: Sequence[str], now: datetime,
+    async def redact_touches(self, business_id: str, phones: Sequence[str], lead_ids: Sequence[str], now: datetime,
                              limit: int) -> list[Any]:
-        return await redact_touches(self.conn, business_id, phones, now, limit)
+        return await redact_touches(self.conn, business_id, phones, lead_ids, now, limit)
 
     async def redact_attempts(self, business_id: str, phones: Sequence[str], limit: int) -> list[Any]:
         return await redact_attempts(self.conn, business_id, phones, limit)
