@@ -138,7 +138,7 @@ def _names_person(event_type: str, data: dict[str, Any], person: Person, lead_id
 
 def redacted_event(event_type: str, data: dict[str, Any], person: Person,
                    lead_ids: Iterable[str]) -> dict[str, Any] | None:
-    """An outbox row's data without what names the person (`lead_ids`: theirs, found and given), or None when it
+    """An outbox row's data without what names the person (`lead_ids`: their leads found), or None when it
     names nothing of them (any more: a redacted row is left alone)."""
     ids = frozenset(lead_ids)
     redacted = dict(data)
@@ -221,7 +221,7 @@ class Erasure:
             return erased
         found = await self._leads(business_id, person)
         erased.lead_ids = [str(row.id) for row in found]
-        ids = tuple(dict.fromkeys((*person.lead_ids, *erased.lead_ids)))
+        ids = tuple(erased.lead_ids)  # the request's ids of the business's leads alone: another's name nothing here
         names = lead_names(found)
         await self._touches(business_id, person, ids, erased)
         await self._outbox(business_id, person, ids, erased)
