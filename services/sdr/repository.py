@@ -29,6 +29,7 @@ from core.inbox import first_delivery as inbox_delivery
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Database, Unit
 from services.sdr import bookings_store, pipeline_store, runs_store, store
+from services.sdr.erasure_store import SqlErasure
 from services.sdr.pipeline_repository import PipelineRepository, SqlPipeline
 from services.sdr.records import (
     Attempt,
@@ -449,15 +450,17 @@ def _booking(row: Any) -> Booking:
 class SdrUnit(Unit):
     """The unit of work of the lead, run, pipeline and booking use cases, the run workers and the voicemail and
     standing consumers (core.uow.UnitOfWork): leads, runs, their touches' execution, the pipeline, the bookings and
-    the events applied, on one transaction's or read's handle (`leads_on`, `runs_on`, `events_on`, `touches_on`,
-    `pipeline_on` and `bookings_on` build the repositories: the SQL ones, or the fast tier's in-memory twins)."""
+    the events applied, and erasing a person, on one transaction's or read's handle (`leads_on`, `runs_on`,
+    `events_on`, `touches_on`, `pipeline_on`, `bookings_on` and `erasure_on` build the repositories: the SQL ones,
+    or the fast tier's in-memory twins)."""
 
     def __init__(self, handle: Any, leads_on: Callable[[Any], LeadsRepository] = SqlLeads,
                  runs_on: Callable[[Any], RunsRepository] = SqlRuns,
                  events_on: Callable[[Any], EventsRepository] = SqlEvents,
                  touches_on: Callable[[Any], TouchesRepository] = SqlTouches,
                  pipeline_on: Callable[[Any], PipelineRepository] = SqlPipeline,
-                 bookings_on: Callable[[Any], BookingsRepository] = SqlBookings):
+                 bookings_on: Callable[[Any], BookingsRepository] = SqlBookings,
+                 erasure_on: Callable[[Any], SqlErasure] = SqlErasure):
         super().__init__()
         self.leads = leads_on(handle)
         self.runs = runs_on(handle)
@@ -465,6 +468,7 @@ class SdrUnit(Unit):
         self.touches = touches_on(handle)
         self.pipeline = pipeline_on(handle)
         self.bookings = bookings_on(handle)
+        self.erasure = erasure_on(handle)  # erasing a person (services.sdr.erasure_store): SQL only
 
 
 def sql_unit(database: Database) -> Callable[[AsyncConnection], SdrUnit]:
