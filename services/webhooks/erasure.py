@@ -8,7 +8,8 @@ keys do not matter) containing one of the person's phone numbers (its digits, so
 and messages (lead_id, call_id, message_id, lead.created's id, a briefing's needs_owner[].lead_id, a recording URL
 holding the call id...). The database finds the candidates the same way (the data's JSON text, in lower case, LIKE
 any of these needles: store.events_naming, on the events_business_occurred index and skipping the types that
-carry no customer's data, NO_PERSONAL_DATA); `redact` decides.
+carry no customer's data, NO_PERSONAL_DATA); `redact` decides. It errs towards redaction: a longer number holding
+the same digits would match too.
 
 The rule (`redact`): an event naming the person keeps its envelope (event_id, type, business_id, occurred_at) and,
 of its data, only the platform's ids that are set (KEPT_IDS: id, lead_id, call_id, message_id, message_sid, conversation_id,
@@ -17,7 +18,8 @@ agent_id, touch_id, communication_run_id, job_id, briefing_id, email_id), plus `
 partner's external_ref) is gone. An id that itself holds the phone or email is dropped too. One exception: an event
 about many people (a dispatcher.briefing_created's needs_owner list) keeps the others: only the list entries naming
 the person are redacted the same way ({"lead_id": ..., "redacted": true}). A redacted event redacted again is
-unchanged, so a repeated erasure counts nothing. Replays (Replay, POST /api/v1/events/replay), pending retries and
+unchanged, so a repeated erasure counts nothing; each batch of events is committed as it is done, so an erasure cut
+short (its deadline) is finished by the next. Replays (Replay, POST /api/v1/events/replay), pending retries and
 GET /api/v1/events read the stored data: they send and show the redacted data.
 
 Deliveries and attempts store no request or response body (the body is made from the stored event at each

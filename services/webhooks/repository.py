@@ -3,8 +3,9 @@ to one unit of work's handle, reached through `WebhooksUnit`. They only store an
 (records.py, core.events.Envelope); the rules stay in domain.py and the use cases.
 
 - `subscriptions`: subscriptions, their failure streaks, and the per-call webhook secrets;
-- `events`: the event history and the dispatcher's inbox (each bus event fanned out once);
-- `deliveries`: deliveries, their claims (leases) and attempts.
+- `events`: the event history and the dispatcher's inbox (each bus event fanned out once), and the events naming
+  a person, for their erasure (services.webhooks.erasure);
+- `deliveries`: deliveries, their claims (leases) and attempts, and their texts naming a person.
 
 The Sql ones are production's, over store.py; the fast test tier has in-memory twins (tests/memory/webhooks.py),
 held to the same behaviour tests (tests/storage_contracts.py). Each method is the statement store.py runs, so a
