@@ -11,6 +11,8 @@ import pytest
 from core.events import Envelope, to_data
 from core.ids import new_id, utcnow
 from core.pagination import Page
+from core.sealing import SecretBox
+from core.settings import derive_sealing_key
 from core.tenant import Tenant, acting_as
 from core.uow import UnitOfWork
 from services.webhooks import delivery_service
@@ -20,8 +22,9 @@ from switchboard.v1 import events_pb2
 from tests.memory import MemoryDatabase
 from tests.memory.webhooks import MemoryWebhooksUnit
 from tests.unit.fakes import FakeSender
-from tests.unit.test_webhooks_use_cases import BOX, URL
 
+URL = "http://127.0.0.1:9/hooks"
+BOX = SecretBox(derive_sealing_key("fast-tier-server-secret"))
 PHONE, EMAIL, NAME = "+14155550142", "Ann.Lee_1@Example.com", "Ann Lee"
 BUSINESS_NUMBER = "+14155550100"
 LEAD, CALL, MESSAGE, OTHER_LEAD = new_id(), new_id(), new_id(), new_id()
