@@ -701,6 +701,34 @@ class EventsRepositoryContract:
             assert await events.to_replay(business_id, [], AT, None, both, 1) == [(lead.event_id, "lead.created")]
             assert await events.to_replay(business_id, [], AT, AT + timedelta(seconds=30), ["call.failed"], 10) == []
 
+    async def test_events_naming_a_person_are_found_in_their_business_by_any_value_and_rewritten(self, database,
+                                                                                               events_in):
+        business_id, other_business, call_id = new_id(), new_id(), new_id()
+        made = [Envelope(event_id, kind, AT, business, data) for event_id, kind, business, data in [
+            (new_id(), "sms.received", business_id, {"from": "+14155550142", "body": "it's me, Ann_Lee%"}),
+            (new_id(), "dispatcher.briefing_created", business_id, {"needs_owner": [{"lead_id": "l-7"}]}),
+            (new_id(), "call.completed", business_id, {"call_id": call_id, "summary": "ANN@EXAMPLE.COM wrote"}),
+            (new_id(), "phone_number.assigned", business_id, {"phone_number": "+14155550142"}),  # skipped type
+            (new_id(), "sms.received", business_id, {"from": "+14155550199", "body": "AnnXLee"}),  # _ is no wildcard
+            (new_id(), "sms.received", other_business, {"from": "+14155550142"})]]
+        needles = ["14155550142", "ann@example.com", "ann_lee%", "l-7", call_id]
+        async with database.transaction() as conn:
+            await events_in(conn).keep(made)
+        mine = sorted(e.event_id for e in made[:3])
+        async with database.transaction() as conn:
+            events = events_in(conn)
+            found = await events.naming(business_id, needles, ["phone_number.assigned"], None, 10)
+            assert [e.event_id for e in found] == mine and found[0].data == {
+                e.event_id: e.data for e in made}[mine[0]]
+            first = await events.naming(business_id, needles, ["phone_number.assigned"], None, 2)
+            rest = await events.naming(business_id, needles, ["phone_number.assigned"], first[-1].event_id, 2)
+            assert [e.event_id for e in first + rest] == mine
+            await events.rewrite({made[0].event_id: {"redacted": True}})
+        async with database.read() as conn:
+            after = await events_in(conn).by_ids([e.event_id for e in made])
+        assert after[made[0].event_id].data == {"redacted": True}
+        assert [after[e.event_id].data for e in made[1:]] == [e.data for e in made[1:]]
+
 
 class DeliveriesRepositoryContract:
     """services.webhooks.repository.DeliveriesRepository (and the deliveries a removed subscription leaves)."""
@@ -779,6 +807,36 @@ class DeliveriesRepositoryContract:
             after = {d.id: d.status for d in (await deliveries_in(conn).page([business_id], None, None, None,
                                                                              Page(limit=10))).rows}
         assert after == {pending.id: "canceled", delivered.id: "delivered"}
+
+    async def test_delivery_texts_naming_a_person_are_found_in_their_business_and_rewritten(self, database,
+                                                                                            deliveries_in):
+        business_id, later = new_id(), AT + timedelta(days=3650)  # never due while the tests run
+        with pytest.raises(_Rollback):
+            async with database.transaction() as conn:
+                deliveries = deliveries_in(conn)
+                named, plain, theirs = await deliveries.add([
+                    delivery_values(None, business, new_id(), "call.completed", AT, next_attempt_at=later,
+                                    target_url=url) for business, url in [
+                        (business_id, "https://h.example.com/?caller=%2B14155550142"),
+                        (business_id, "https://h.example.com/calls"),
+                        (new_id(), "https://h.example.com/?caller=%2B14155550142")]])
+                await deliveries.record_attempts([
+                    {"delivery": d.id, "attempt": 1, "status": "pending", "status_code": None, "latency_ms": 3,
+                     "error": f"could not connect for ANN@example.com ({d.target_url})", "next_attempt_at": later}
+                    for d in (plain, theirs)], AT)
+                needles = ["14155550142", "ann@example.com"]
+                found = await deliveries.naming(business_id, needles)
+                assert sorted(d.id for d in found) == sorted([named.id, plain.id])  # plain: by its last error
+                attempts = await deliveries.attempts_naming(business_id, needles)
+                assert [(delivery_id, error) for _, delivery_id, error in attempts] == [
+                    (plain.id, "could not connect for ANN@example.com (https://h.example.com/calls)")]
+                await deliveries.rewrite_texts({named.id: {"target_url": "https://h.example.com/?caller=x",
+                                                           "last_error": None}}, {attempts[0][0]: "gone"})
+                assert [d.id for d in await deliveries.naming(business_id, needles)] == [plain.id]
+                assert await deliveries.attempts_naming(business_id, needles) == []
+                listed = await deliveries.page([business_id], None, named.event_id, None, Page(limit=10))
+                assert [d.target_url for d in listed.rows] == ["https://h.example.com/?caller=x"]
+                raise _Rollback
 
 
 def lead_values(**values) -> dict:

@@ -162,7 +162,8 @@ ROUTES = [
           response="EventList", errors=("unauthorized", "forbidden", "bad_request", "invalid_request"),
           rpcs=(f"{WEBHOOKS}/ListEvents",),
           description="Every event of the key's businesses, newest first (cursor: after = occurred_at of the "
-          "last event), whether or not a webhook wanted it, so a partner that was down can catch up."),
+          "last event), whether or not a webhook wanted it, so a partner that was down can catch up. An event naming a "
+          "person the business erased keeps only its ids in data, with \"redacted\": true; a replay sends it so."),
     Route("GET", f"{V1}/webhooks/deliveries", list_deliveries, "Webhook deliveries and their outcome", "events",
           scope="events:read",
           query=page_query(50, 100, business_id=UUID, webhook_id=WEBHOOK_ID, event_id=UUID,

@@ -3,8 +3,9 @@ to one unit of work's handle, reached through `WebhooksUnit`. They only store an
 (records.py, core.events.Envelope); the rules stay in domain.py and the use cases.
 
 - `subscriptions`: subscriptions, their failure streaks, and the per-call webhook secrets;
-- `events`: the event history and the dispatcher's inbox (each bus event fanned out once);
-- `deliveries`: deliveries, their claims (leases) and attempts.
+- `events`: the event history and the dispatcher's inbox (each bus event fanned out once), and the events naming
+  a person, for their erasure (services.webhooks.erasure);
+- `deliveries`: deliveries, their claims (leases) and attempts, and their texts naming a person.
 
 The Sql ones are production's, over store.py; the fast test tier has in-memory twins (tests/memory/webhooks.py),
 held to the same behaviour tests (tests/storage_contracts.py). Each method is the statement store.py runs, so a
@@ -96,6 +97,14 @@ class EventsRepository(Protocol):
                         types: list[str], limit: int) -> list[tuple[str, str]]:
         """(event_id, type) of the named events, or of those of `types` since/until, oldest first."""
 
+    async def naming(self, business_id: str, needles: list[str], skip_types: Iterable[str], after: str | None,
+                     limit: int) -> list[Envelope]:
+        """Up to `limit` of the business's events, not of `skip_types`, whose data (as JSON text, in lower case)
+        contains one of `needles` (lower case), by event_id after `after`, held for update (a person's erasure)."""
+
+    async def rewrite(self, data: dict[str, dict[str, Any]]) -> None:
+        """Replace the data of these events (by event_id)."""
+
 
 class DeliveriesRepository(Protocol):
     async def add(self, rows: list[dict[str, Any]]) -> list[Delivery]:
@@ -119,6 +128,17 @@ class DeliveriesRepository(Protocol):
     async def record_attempts(self, rows: list[dict[str, Any]], now: datetime) -> None:
         """Write attempts and move their deliveries on. Each row: delivery, attempt, status (delivered, pending or
         failed), status_code, error, latency_ms and next_attempt_at (for pending)."""
+
+    async def naming(self, business_id: str, needles: list[str]) -> list[Delivery]:
+        """The business's deliveries whose target_url or last_error contains one of `needles` (lower case,
+        matched in any case), held for update (a person's erasure)."""
+
+    async def attempts_naming(self, business_id: str, needles: list[str]) -> list[tuple[int, str, str]]:
+        """(id, delivery id, error) of the attempts of the business's deliveries whose error contains one of
+        `needles`."""
+
+    async def rewrite_texts(self, deliveries: dict[str, dict[str, str | None]], attempt_errors: dict[int, str]) -> None:
+        """Replace the target_url and last_error of these deliveries (by id), and the error of these attempts."""
 
 
 def _subscription(row: Any) -> Subscription:
@@ -224,6 +244,15 @@ class SqlEvents:
         rows = await store.events_to_replay(self.conn, business_id, event_ids, since, until, types, limit)
         return [(str(r.event_id), r.type) for r in rows]
 
+    async def naming(self, business_id: str, needles: list[str], skip_types: Iterable[str], after: str | None,
+                     limit: int) -> list[Envelope]:
+        rows = await store.events_naming(self.conn, business_id, needles, skip_types, after, limit)
+        return [Envelope(str(r.event_id), r.type, r.occurred_at, r.business_id and str(r.business_id), r.data)
+                for r in rows]
+
+    async def rewrite(self, data: dict[str, dict[str, Any]]) -> None:
+        await store.rewrite_events(self.conn, data)
+
 
 class SqlDeliveries:
     """`DeliveriesRepository` on a unit of work's connection."""
@@ -251,6 +280,16 @@ class SqlDeliveries:
 
     async def record_attempts(self, rows: list[dict[str, Any]], now: datetime) -> None:
         await store.record_attempts(self.conn, rows, now)
+
+    async def naming(self, business_id: str, needles: list[str]) -> list[Delivery]:
+        return [_delivery(r) for r in await store.deliveries_naming(self.conn, business_id, needles)]
+
+    async def attempts_naming(self, business_id: str, needles: list[str]) -> list[tuple[int, str, str]]:
+        return [(r.id, str(r.delivery_id), r.error)
+                for r in await store.attempts_naming(self.conn, business_id, needles)]
+
+    async def rewrite_texts(self, deliveries: dict[str, dict[str, str | None]], attempt_errors: dict[int, str]) -> None:
+        await store.rewrite_delivery_texts(self.conn, deliveries, attempt_errors)
 
 
 class WebhooksUnit(Unit):

@@ -7,6 +7,7 @@ from datetime import timedelta
 from core import destinations
 from core.events import PARTNER_EVENT_TYPES, Envelope
 from core.grpc_server import Runtime
+from core.ids import require_uuid
 from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page, opt_datetime
@@ -14,10 +15,11 @@ from core.sealing import SecretBox
 from core.uow import UnitOfWork
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
+from services.webhooks.erasure import Erasure, Person
 from services.webhooks.records import Delivery, Subscription
 from services.webhooks.repository import WebhooksUnit, retention_rules
 from services.webhooks.service import CallSecretView, Webhooks
-from switchboard.v1 import webhooks_pb2, webhooks_pb2_grpc
+from switchboard.v1 import common_pb2, webhooks_pb2, webhooks_pb2_grpc
 
 EVENTS_PAGE = (50, 100)
 
@@ -59,8 +61,9 @@ def call_secret_message(view: CallSecretView) -> webhooks_pb2.CallSecret:
 
 
 class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
-    def __init__(self, webhooks: Webhooks):
+    def __init__(self, webhooks: Webhooks, erasure: Erasure):
         self.webhooks = webhooks
+        self.erasure = erasure
 
     async def GetCallSecret(self, request: webhooks_pb2.CallSecretRequest, context: Context) -> webhooks_pb2.CallSecret:
         return call_secret_message(await self.webhooks.call_secret(optional(request, "business_id")))
@@ -123,6 +126,17 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
                                          opt_datetime(request, "since"), opt_datetime(request, "until"))
         return webhooks_pb2.ReplayReply(queued=len(ids), delivery_ids=ids)
 
+    async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
+        """The privacy job's step (the accounts service alone may ask: core.registry.RPC_CALLERS), for the business
+        it names: the person's events redacted, and their deliveries' texts (services.webhooks.erasure)."""
+        person = Person.of(request.phones, request.emails,
+                           [*request.lead_ids, *request.call_ids, *request.message_ids])
+        erased = await self.erasure.erase(require_uuid(request.business_id, "business_id"), person,
+                                          request.erasure_id)
+        return common_pb2.ErasureReport(items=[
+            common_pb2.ErasedItem(what="webhooks.event", action="redacted", count=erased.events),
+            common_pb2.ErasedItem(what="webhooks.delivery", action="redacted", count=erased.deliveries)])
+
 
 def build(runtime: Runtime) -> WebhooksServicer:
     loopback = destinations.allow_loopback(runtime.settings)
@@ -130,5 +144,5 @@ def build(runtime: Runtime) -> WebhooksServicer:
     runtime.on_stop.append(sender.close)
     box = SecretBox(runtime.settings.webhook_secrets_key.reveal())
     runtime.retain(*retention_rules(timedelta(days=runtime.settings.retention_webhook_deliveries_days)))
-    return WebhooksServicer(Webhooks(UnitOfWork(runtime.db, WebhooksUnit), box, sender, loopback,
-                                     runtime.settings.webhook_lease))
+    uow = UnitOfWork(runtime.db, WebhooksUnit)
+    return WebhooksServicer(Webhooks(uow, box, sender, loopback, runtime.settings.webhook_lease), Erasure(uow))

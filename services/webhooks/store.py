@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import retention
@@ -248,3 +248,64 @@ async def delete_finished_deliveries(conn: AsyncConnection, cutoff: datetime, li
     if gone:
         await conn.execute(attempts.delete().where(attempts.c.delivery_id.in_(gone)))
     return len(gone)
+
+
+# -- a person's erasure (services.webhooks.erasure) ------------------------------------------------
+
+def _naming(text: sa.ColumnElement[Any], needles: Iterable[str]) -> sa.ColumnElement[bool]:
+    """Whether `text`, in lower case, contains one of `needles` (lower case): LIKE ANY, the needles escaped."""
+    patterns = ["%" + n.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%" for n in needles]
+    return sa.func.lower(text).like(sa.any_(sa.bindparam("needles", patterns, type_=ARRAY(sa.Text))))
+
+
+async def events_naming(conn: AsyncConnection, business_id: str, needles: list[str], skip_types: Iterable[str],
+                        after: str | None, limit: int) -> list[sa.Row[Any]]:
+    """Up to `limit` of the business's events (not of `skip_types`) whose data, as JSON text in lower case, contains
+    one of `needles`, by event_id after `after`, held for update (the events_business_occurred index finds the
+    business's rows; their text is searched)."""
+    e = events.c
+    query = sa.select(events).where(e.business_id == business_id, e.type.not_in(list(skip_types)),
+                                    _naming(sa.cast(e.data, sa.Text), needles))
+    if after is not None:
+        query = query.where(e.event_id > after)
+    return list((await conn.execute(query.order_by(e.event_id).limit(limit).with_for_update())).all())
+
+
+async def rewrite_events(conn: AsyncConnection, data: dict[str, dict[str, Any]]) -> None:
+    """Replace the data of these events (by event_id)."""
+    if data:
+        await conn.execute(events.update().where(events.c.event_id == sa.bindparam("b_id"))
+                           .values(data=sa.bindparam("b_data")),
+                           [{"b_id": key, "b_data": value} for key, value in data.items()])
+
+
+async def deliveries_naming(conn: AsyncConnection, business_id: str, needles: list[str]) -> list[sa.Row[Any]]:
+    """The business's deliveries whose target URL or last error contains one of `needles` (lower case), held for
+    update."""
+    d = deliveries.c
+    texts = sa.func.concat_ws(" ", d.target_url, d.last_error)
+    return list((await conn.execute(sa.select(deliveries).where(d.business_id == business_id,
+                                                                 _naming(texts, needles))
+                                    .with_for_update())).all())
+
+
+async def attempts_naming(conn: AsyncConnection, business_id: str, needles: list[str]) -> list[sa.Row[Any]]:
+    """(id, delivery_id, error) of the attempts of the business's deliveries whose error contains one of
+    `needles`."""
+    a, d = attempts.c, deliveries.c
+    query: sa.Select[Any] = sa.select(a.id, a.delivery_id, a.error).join_from(
+        attempts, deliveries, d.id == a.delivery_id).where(d.business_id == business_id, a.error.is_not(None),
+                                                          _naming(a.error, needles))
+    return list((await conn.execute(query)).all())
+
+
+async def rewrite_delivery_texts(conn: AsyncConnection, deliveries_texts: dict[str, dict[str, str | None]],
+                                 attempt_errors: dict[int, str]) -> None:
+    """Replace the target URL and last error of these deliveries, and the error of these attempts."""
+    if deliveries_texts:
+        await conn.execute(deliveries.update().where(deliveries.c.id == sa.bindparam("b_id")).values(
+            target_url=sa.bindparam("b_url"), last_error=sa.bindparam("b_error")),
+            [{"b_id": key, "b_url": t["target_url"], "b_error": t["last_error"]} for key, t in deliveries_texts.items()])
+    if attempt_errors:
+        await conn.execute(attempts.update().where(attempts.c.id == sa.bindparam("b_id")).values(
+            error=sa.bindparam("b_error")), [{"b_id": key, "b_error": value} for key, value in attempt_errors.items()])

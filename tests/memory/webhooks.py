@@ -3,6 +3,7 @@ secrets, the event history with the dispatcher's inbox, and deliveries with thei
 is the service's unit on them. A claim's time is the process's clock (the database's, in SQL)."""
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 from core.events import Envelope
@@ -138,6 +139,16 @@ class MemoryEvents:
             row["occurred_at"] >= since and row["type"] in types and (until is None or row["occurred_at"] < until))]
         return [(row["event_id"], row["type"]) for row in sorted(chosen, key=lambda r: r["occurred_at"])][:limit]
 
+    async def naming(self, business_id, needles, skip_types, after, limit):
+        chosen = [row for row in self.event_rows.values() if row["business_id"] == business_id
+                  and row["type"] not in skip_types and (after is None or row["event_id"] > after)
+                  and _names(json.dumps(row["data"], ensure_ascii=False), needles)]
+        return [_envelope(row) for row in sorted(chosen, key=lambda r: r["event_id"])[:limit]]
+
+    async def rewrite(self, data) -> None:
+        for event_id, value in data.items():
+            update(events, self.event_rows[(event_id,)], {"data": value})
+
 
 class MemoryDeliveries:
     def __init__(self, conn: MemoryConnection):
@@ -188,6 +199,28 @@ class MemoryDeliveries:
             row = self.delivery_rows.get((r["delivery"],))
             if row is not None:
                 update(deliveries, row, moved)
+
+
+    async def naming(self, business_id, needles):
+        return [record(Delivery, row) for row in self.delivery_rows.values() if row["business_id"] == business_id
+                and _names(" ".join(t for t in (row["target_url"], row["last_error"]) if t), needles)]
+
+    async def attempts_naming(self, business_id, needles):
+        return [(row["id"], row["delivery_id"], row["error"]) for row in self.attempt_rows.values()
+                if row["error"] and _names(row["error"], needles)
+                and self.delivery_rows[(row["delivery_id"],)]["business_id"] == business_id]
+
+    async def rewrite_texts(self, deliveries_texts, attempt_errors) -> None:
+        for delivery_id, texts in deliveries_texts.items():
+            update(deliveries, self.delivery_rows[(delivery_id,)], texts)
+        for row in self.attempt_rows.values():
+            if row["id"] in attempt_errors:
+                update(attempts, row, {"error": attempt_errors[row["id"]]})
+
+
+def _names(text: str, needles) -> bool:
+    """The SQL's search: the text, in lower case, contains one of the needles."""
+    return any(n in text.lower() for n in needles)
 
 
 class MemoryWebhooksUnit(WebhooksUnit):
