@@ -13,6 +13,9 @@ message (services.messaging.service).
 
 The facts can also be read without deciding (GetStandings, for a communication run previewing its plan with the
 pure decision): for many callees at once, in a constant number of queries.
+
+A callee's facts are those kept under their number and under its suppression hash (services.messaging.suppression),
+merged: a person erased after saying STOP, or erased with suppression, stays refused.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from services.messaging import domain, spend
 from services.messaging.national_registry import NONE, Subscription, standing_fields
 from services.messaging.records import CalleeFacts, LoggedDecision
 from services.messaging.repositories.unit import MessagingUnit
+from services.messaging.suppression import Suppression, merged
 
 DECISIONS_PAGE = (50, 100)
 STANDINGS_MAX = 10_000  # phones per GetStandings
@@ -56,8 +60,10 @@ def accessible_business(business_id: str) -> str:
 
 class Compliance:
     def __init__(self, uow: UnitOfWork[MessagingUnit], platform_dnc: frozenset[str], policy: compliance.Policy, *,
-                 subscription: Subscription = NONE, standings: Standings | None = None):
+                 subscription: Subscription = NONE, standings: Standings | None = None,
+                 suppression: Suppression | None = None):
         self.uow, self.platform_dnc, self.policy = uow, platform_dnc, policy
+        self.suppression = suppression  # the erased numbers' hashes are asked of too (None: numbers alone)
         # Each business's plan, for its daily limits (spend.py); `standings` is the callees' compliance standings.
         self.workspaces = standings or carried_only()
         self.subscription = subscription  # the national registry's area codes the operator subscribes to
@@ -69,6 +75,24 @@ class Compliance:
                                    consent=domain.consent_state(facts.consent, now),
                                    **standing_fields(phone, facts.national, self.subscription))
 
+    def _hashes(self, phones: list[str]) -> dict[str, str]:
+        """{phone: its suppression hash} (none without a key)."""
+        return {p: self.suppression.hash(p) for p in phones} if self.suppression is not None else {}
+
+    async def _facts(self, work: MessagingUnit, business_id: str, phones: list[str]) -> dict[str, CalleeFacts]:
+        """{phone: what is kept of it, under the number and its hash}, in one statement."""
+        hashes = self._hashes(phones)
+        found = await work.compliance.standings(business_id, [*phones, *hashes.values()])
+        return {p: merged([found[p], found[hashes[p]]]) if p in hashes else found[p] for p in phones}
+
+    async def _recent(self, work: MessagingUnit, business_id: str, phones: list[str],
+                      since: datetime) -> dict[str, list[compliance.Counted]]:
+        """{phone: its touches counted since `since`, under the number and its hash, oldest first}."""
+        hashes = self._hashes(phones)
+        found = await work.compliance.recent_touches_of(business_id, [*phones, *hashes.values()], since)
+        return {p: sorted([*found[p], *(found[hashes[p]] if p in hashes else [])], key=lambda t: t.at)
+                for p in phones}
+
     async def standings(self, business_id: str, phones: list[str]) -> list[CalleeStanding]:
         """Each distinct phone's standing and its touches in the last 24 hours (what a decision reads), in the order
         asked; three queries however many phones, nothing logged and no slot taken."""
@@ -78,8 +102,8 @@ class Compliance:
         checked = list(dict.fromkeys(normalize_e164(p, f"phones[{i}]") for i, p in enumerate(phones)))
         now = utcnow()
         async with self.uow.read() as work:
-            found = await work.compliance.standings(business_id, checked)
-            recent = await work.compliance.recent_touches_of(business_id, checked, now - compliance.DAY)
+            found = await self._facts(work, business_id, checked)
+            recent = await self._recent(work, business_id, checked, now - compliance.DAY)
         return [CalleeStanding(phone, self._standing(phone, found[phone], now), recent[phone]) for phone in checked]
 
     async def decide_call(self, call: domain.CallToDecide) -> LoggedDecision:
@@ -109,8 +133,9 @@ class Compliance:
         callee's lock from here to its end: record the touch (and its slot) before it ends."""
         await work.compliance.lock_callee(business_id, callee.phone)
         now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
-        standing = self._standing(callee.phone, await work.compliance.standing(business_id, callee.phone), now)
-        recent = await work.compliance.recent_touches(business_id, callee.phone, now - compliance.DAY)
+        phone = callee.phone
+        standing = self._standing(phone, (await self._facts(work, business_id, [phone]))[phone], now)
+        recent = (await self._recent(work, business_id, [phone], now - compliance.DAY))[phone]
         touch = compliance.Touch(channel, now, sender=sender, business_hours=business_hours, recent=tuple(recent))
         return compliance.decide(touch, callee, standing, self.policy), now
 
