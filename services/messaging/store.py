@@ -554,9 +554,9 @@ async def hash_dnc(conn: AsyncConnection, business_id: str, phone: str, hashed: 
                    why: str) -> int:
     """The number's entries on the business's list kept under its hash (in their reasons too); a listed one whose
     hash is listed already is taken off (`why`), the hash's entry standing for both. How many were changed."""
-    d = dnc_entries.c
-    hash_listed = sa.exists().where(sa.and_(d.business_id == business_id, d.phone == hashed,
-                                            d.removed_at.is_(None)))
+    d, listed = dnc_entries.c, dnc_entries.alias("listed").c
+    hash_listed = sa.exists().where(listed.business_id == business_id, listed.phone == hashed,
+                                    listed.removed_at.is_(None))
     await conn.execute(dnc_entries.update().where(d.business_id == business_id, d.phone == phone,
                                                   d.removed_at.is_(None), hash_listed)
                        .values(removed_at=now, removed_reason=why, removed_by=by))
