@@ -172,12 +172,17 @@ class Erasures:
             async with gate:
                 return await self.sms.redact_message(sid) is not None
 
-        try:
-            done = await asyncio.gather(*(redact(t.provider_sid) for t in texts if t.provider_sid))
-        except ProviderError as exc:
-            raise ServiceError("unavailable", f"the messaging provider could not redact the person's texts ({exc}): "
-                               f"nothing was erased here yet; ask again (erasure {who.erasure_id})") from None
-        return sum(done)
+        done = await asyncio.gather(*(redact(t.provider_sid) for t in texts if t.provider_sid),
+                                    return_exceptions=True)  # every redaction ends before the answer
+        failed = [d for d in done if isinstance(d, BaseException)]
+        for exc in failed:
+            if not isinstance(exc, ProviderError):
+                raise exc
+        if failed:
+            raise ServiceError("unavailable", f"the messaging provider could not redact {len(failed)} of the "
+                               f"person's texts ({failed[0]}): nothing was erased here yet; ask again (erasure "
+                               f"{who.erasure_id})")
+        return sum(1 for d in done if d is True)
 
     async def _here(self, who: Person, texts: list[FoundText], numbers: list[str], removed: Removed) -> None:
         """Everything here, in one transaction."""

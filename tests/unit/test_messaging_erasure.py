@@ -16,7 +16,7 @@ from providers.messaging.simulator.app import MESSAGES
 from services.messaging import domain
 from services.messaging.compliance_service import Compliance
 from services.messaging.consent_service import Consents
-from services.messaging.erasure import Removed, marker, numbers_of, person, redacted_event
+from services.messaging.erasure import Erasures, Removed, marker, numbers_of, person, redacted_event
 from services.messaging.records import CalleeFacts, National
 from services.messaging.repositories.erasure import FoundText
 from services.messaging.repositories.unit import messaging_uow
@@ -165,4 +165,17 @@ async def test_the_simulator_refuses_an_update_twilio_refuses(sms):
     for form, code in (({"Body": "something else"}, 30400), ({}, 30400), ({"Body": "", "Status": "canceled"}, 30400)):
         async with sms.session.post(url, data=form, headers={"Authorization": auth}) as r:
             assert (r.status, (await r.json())["code"]) == (400, code)
+    assert (await sms.client.get_message(sent["sid"]))["body"] == "Hi"
+
+
+async def test_a_provider_that_cannot_redact_stops_the_erasure_before_anything_here(sms, business_id):
+    """Provider first: when it fails, the erasure answers unavailable (the privacy job asks again) having written
+    nothing here, so the next attempt finds the texts again."""
+    sent = await sms.client.send_message(to=PHONE, from_=SENDER, body="Hi")
+    await sms.fail_next(503)
+    erasures = Erasures(None, sms.client, Suppression(KEY))  # never reaches the database: the provider fails first
+    with pytest.raises(ServiceError) as failed:
+        await erasures._at_the_provider(person(business_id, "er_1", [PHONE], [], [], True),
+                                        [FoundText(new_id(), new_id(), sent["sid"], PHONE)])
+    assert failed.value.code == "unavailable" and "er_1" in failed.value.message
     assert (await sms.client.get_message(sent["sid"]))["body"] == "Hi"
