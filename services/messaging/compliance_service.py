@@ -15,7 +15,8 @@ The facts can also be read without deciding (GetStandings, for a communication r
 pure decision): for many callees at once, in a constant number of queries.
 
 A callee's facts are those kept under their number and under its suppression hash (services.messaging.suppression),
-merged: a person erased after saying STOP, or erased with suppression, stays refused.
+merged: a person erased after saying STOP, or erased with suppression, stays refused, and the refusal is logged
+under the hash (their number is not written back into the log).
 """
 from __future__ import annotations
 
@@ -150,10 +151,11 @@ class Compliance:
         """The decision logged, and the touch it lets through counted in the ledger and in the business's
         spend of the day; past the day's limit of its plan, 429 rate_limited (the transaction, and with it the
         decision's row, is rolled back)."""
+        phone, message = await self._logged_as(work, business_id, callee.phone, decided)
         logged = await work.compliance.add_decision(
-            id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
+            id=new_id(), business_id=business_id, channel=channel, phone=phone, lead_id=callee.lead_id,
             outcome=decided.outcome, rule=decided.rule, source=decided.source, code=decided.code,
-            message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
+            message=message, not_before=decided.not_before, actor=actor, reference=reference,
             inputs=decided.inputs, decided_at=now)
         if decided.allowed:
             limits = plans.daily_limits(plan_id)
@@ -163,6 +165,19 @@ class Compliance:
                 spent = await work.spend.spent_on([business_id], spend.day_of(now))
                 raise spend.refusal(channel, plan_id, limits, spent.get(business_id, {}), now)
         return logged
+
+    async def _logged_as(self, work: MessagingUnit, business_id: str, phone: str,
+                         decided: compliance.Decision) -> tuple[str, str]:
+        """(the phone, the message) a decision is logged with: a touch refused to an erased person (something is
+        kept of them under the hash) is logged under the hash, so that trying to reach them does not write their
+        number back into the log (the caller's answer names it all the same)."""
+        if decided.allowed or self.suppression is None:
+            return phone, decided.message
+        hashed = self.suppression.hash(phone)
+        kept = await work.compliance.standing(business_id, hashed)
+        if kept.listed_since is None and not kept.consent:
+            return phone, decided.message
+        return hashed, decided.message.replace(phone, hashed)
 
     async def release_touch(self, decision_id: str) -> None:
         who = tenant.require_account()

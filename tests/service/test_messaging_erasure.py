@@ -132,12 +132,15 @@ async def test_an_erased_person_is_gone_from_texts_provider_and_logs_and_never_t
     assert not again.message_ids and all(n == 0 for n in counts(again).values())
     listed = await rows(database, schema.dnc_entries, schema.dnc_entries.c.business_id == business_id)
     assert [(e.phone, e.removed_at) for e in listed] == [(hashed, None)]
-    # Never texted or called again: the hash on the list refuses both (the refusals are logged with the number the
-    # business asked about, as every decision is).
+    # Never texted or called again: the hash on the list refuses both, logged under the hash (their number is not
+    # written back into the log).
     status, refused, _ = await send(api, key, calling_agent, person, "Still there?")
     assert status == 400 and refused["error"]["code"] == "number_on_dnc", refused
     call = await decided_call(messaging, stack, account, person)
-    assert (call.outcome, call.code, call.rule) == ("refuse", "number_on_dnc", "business_dnc")
+    assert (call.outcome, call.code, call.rule, call.phone) == ("refuse", "number_on_dnc", "business_dnc", hashed)
+    assert person not in call.message
+    logged = await rows(database, schema.compliance_decisions, schema.compliance_decisions.c.business_id == business_id)
+    assert len(logged) == 3 and {d.phone for d in logged} == {hashed}
     [untouched] = await rows(database, schema.messages, schema.messages.c.id == elsewhere)
     assert untouched.body == "Not yours" and untouched.from_number == "+14155550189"
 
@@ -160,6 +163,7 @@ async def test_a_stop_outlives_an_erasure_without_suppression(api, stack, accoun
                             schema.compliance_decisions.c.business_id == business_id,
                             schema.compliance_decisions.c.channel == "sms")
     assert decision.outcome == "refuse" and decision.rule in ("opted_out", "lead_do_not_contact")
+    assert decision.phone == call.phone == suppression.hash(person)
     # The evidence's one redaction is done; any other change of it is refused, as before.
     async with database.engine.connect() as conn:
         for change in (f"UPDATE messaging.consent_events SET kind = 'opt_in' WHERE phone = '{suppression.hash(person)}'",

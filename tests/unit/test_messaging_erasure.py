@@ -122,6 +122,7 @@ async def test_an_erased_number_on_the_list_or_opted_out_is_refused_a_call(datab
     rules = Compliance(uow, frozenset(), compliance.Policy(), suppression=suppression)
     decided = await rules.decide_call(domain.CallToDecide(business_id=business_id, phone=PHONE, actor="enforced_call"))
     assert (decided.outcome, decided.code) == ("refuse", code)
+    assert decided.phone == suppression.hash(PHONE) and PHONE not in decided.message  # not written back
     [standing] = await rules.standings(business_id, [PHONE])
     assert standing.standing.consent == ("opted_out" if opted_out else "opted_in")
     assert (standing.standing.business_dnc_since is not None) == listed
