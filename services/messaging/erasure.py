@@ -53,8 +53,7 @@ log = logging.getLogger(__name__)
 
 PROVIDER_AT_ONCE = 8  # the provider's redactions in flight at once
 ERASED = "erased"
-# The fields of this service's events (sms.*) that carry the person's number or what they wrote.
-EVENT_NUMBERS, EVENT_CONTENT = ("to", "from"), ("body",)
+EVENT_CONTENT = ("body",)  # what a person wrote, in this service's events (sms.received)
 
 
 @dataclass(frozen=True)
@@ -98,15 +97,15 @@ def numbers_of(asked: Iterable[str], texts: Iterable[FoundText]) -> list[str]:
 
 
 def redacted_event(data: dict[str, Any], numbers: Iterable[str], replacement: str) -> dict[str, Any]:
-    """An event's data with the person's numbers replaced and what they wrote emptied."""
-    numbers = set(numbers)
+    """An event's data with the person's numbers replaced wherever they appear (its to or from, a provider's error
+    message quoting one) and what they wrote emptied."""
+    numbers = list(numbers)
     redacted = dict(data)
-    for field in EVENT_NUMBERS:
-        if redacted.get(field) in numbers:
-            redacted[field] = replacement
-    for field in EVENT_CONTENT:
-        if redacted.get(field):
-            redacted[field] = ""
+    for field, value in data.items():
+        if isinstance(value, str):
+            for phone in numbers:
+                value = value.replace(phone, replacement)
+            redacted[field] = "" if field in EVENT_CONTENT and value else value
     return redacted
 
 

@@ -76,6 +76,9 @@ def test_an_event_about_their_text_loses_their_number_and_what_they_wrote():
     sent = {"message_id": "m2", "from": SENDER, "to": PHONE, "message_sid": "SM2"}
     assert redacted_event(sent, [PHONE], "erased:er_1") == {**sent, "to": "erased:er_1"}
     assert redacted_event(sent, [OTHER], "erased:er_1") == sent  # another's text is left alone
+    failed = {"message_id": "m3", "to": PHONE, "error_message": f"The 'To' number {PHONE} is not a valid phone number."}
+    assert redacted_event(failed, [PHONE], "erased:er_1")["error_message"] == (
+        "The 'To' number erased:er_1 is not a valid phone number.")
 
 
 def test_the_report_has_every_line_even_at_zero():
