@@ -20,9 +20,10 @@ numbers those texts were with are theirs too. What becomes of their records:
   actor hashed too), a decision's message with the number hashed; nothing else may change (the tables' triggers let
   exactly that update through: schema.CONSENT_ERASURE, DECISION_ERASURE, migration 0014). The touch ledger
   (counted_touches) keeps its rows under the hash as well;
-- the do-not-contact list: their entries kept under the hash, and with `suppress` (the request's default) the hash
-  listed (once: a listed hash is not listed again), so every later check (which asks of a number and of its hash)
-  refuses a text or a call to them.
+- the do-not-contact list: their entries kept under the hash, and with `suppress` (which the privacy job sets
+  unless the erasure's request said otherwise) the hash listed (once: a listed hash is not listed again). Every later
+  check asks of a number and of its hash (compliance_service, consent_service), so a text or a call to someone
+  erased with suppression, or who had said STOP, is refused, and the refusal logged under the hash.
 
 Provider first, then the database, with no connection held while the provider is asked: the texts are read, the
 provider redacts them, then one transaction writes everything here. A crash in between leaves the texts unerased
