@@ -466,12 +466,14 @@ def _contact() -> sa.ColumnElement[Any]:
 
 async def messages_to_erase(conn: AsyncConnection, business_id: str, phones: list[str],
                             message_ids: list[str]) -> list[Any]:
-    """The business's messages with one of `phones` or among `message_ids`, not erased yet (their other party still a
-    number): (id, conversation_id, provider_sid, contact)."""
-    m, contact = messages.c, _contact()
+    """The business's messages with one of `phones` (those of its threads with them: a message's other party is its
+    thread's contact, and the thread is found by index) or among `message_ids`, not erased yet (their other party
+    still a number): (id, conversation_id, provider_sid, contact)."""
+    m, c, contact = messages.c, conversations.c, _contact()
     ids = sa.bindparam("message_ids", message_ids, type_=ARRAY(Uuid), unique=True)
+    threads = sa.select(c.id).where(c.business_id == business_id, c.contact_number == _any(phones))
     return list((await conn.execute(sa.select(m.id, m.conversation_id, m.provider_sid, contact.label("contact")).where(
-        m.business_id == business_id, sa.or_(contact == _any(phones), m.id == sa.any_(ids)),
+        m.business_id == business_id, sa.or_(m.conversation_id.in_(threads), m.id == sa.any_(ids)),
         contact.notlike("erased:%")).order_by(m.created_at, m.id))).all())
 
 
