@@ -100,6 +100,7 @@ DERIVED_SECRETS: dict[str, Callable[[str], str]] = {
     "SDR_RUNNER_SECRET": partial(derive_secret, purpose="sdr-runner"),
     "RECORDING_LINKS_SECRET": partial(derive_secret, purpose="recording-links"),
     "WEBHOOK_SECRETS_KEY": derive_sealing_key,
+    "PRIVACY_HASH_KEY": partial(derive_secret, purpose="privacy-hash"),
 }
 
 
@@ -463,6 +464,10 @@ class Settings(BaseSettings):
     # Signs the links to call recordings the calls service hands out, and checks them when one is fetched.
     recording_links_secret: Secret = Field(Secret(DEV_DERIVED["RECORDING_LINKS_SECRET"]),
                                            alias="RECORDING_LINKS_SECRET")
+    # Keys the suppression hash of an erased person's phone number (HMAC-SHA256: services.messaging.suppression),
+    # which keeps them on the do-not-contact list and in the evidence logs without their number. Never rotated: a
+    # new key would let every erased person who opted out be texted again.
+    privacy_hash_key: Secret = Field(Secret(DEV_DERIVED["PRIVACY_HASH_KEY"]), alias="PRIVACY_HASH_KEY")
     # Seals the businesses' webhook signing secrets at rest (the webhooks service and its dispatcher).
     webhook_secrets_key: Annotated[Secret, AfterValidator(_fernet_key)] = Field(
         Secret(DEV_DERIVED["WEBHOOK_SECRETS_KEY"]), alias="WEBHOOK_SECRETS_KEY")

@@ -76,12 +76,20 @@ TRANSFER_ANSWER = vapi_calls.transfer_answer(TransferAnswer("+14155550100", True
 TRANSFER_RESPONSE = "ServerMessageResponseTransferDestinationRequest"
 TWILIO_SEND = "POST /2010-04-01/Accounts/{AccountSid}/Messages.json"
 TWILIO_MESSAGE = "api.v2010.account.message"
+TWILIO_REDACT = "POST /2010-04-01/Accounts/{AccountSid}/Messages/{Sid}.json"
+TWILIO_MEDIA = "api.v2010.account.message.media"
 TWILIO_SEARCH = "GET /2010-04-01/Accounts/{AccountSid}/AvailablePhoneNumbers/{CountryCode}/Local.json"
 TWILIO_BUY = "POST /2010-04-01/Accounts/{AccountSid}/IncomingPhoneNumbers.json"
 TWILIO_OFFERED = "api.v2010.account.available_phone_number_country.available_phone_number_local"
 TWILIO_OWNED = "api.v2010.account.incoming_phone_number"
 # The simulator's numbers as it shows them: one for sale, and one bought with every setting a purchase may give.
 SIM_OFFERED = sms_simulator_numbers.available_resource("+14155550100")
+# The simulator's Media resource: one attached to a received message.
+_SIM_MESSAGES = Messages("AC" + "0" * 32)
+_SIM_MMS = _SIM_MESSAGES.create(to="+15005550006", from_="+15005550006", body="", direction="inbound",
+                                status="received")
+_SIM_MESSAGES.attach_media(_SIM_MMS["sid"], ["image/jpeg"])
+SIM_MEDIA = _SIM_MMS["_media"][0]
 SIM_OWNED = sms_simulator_numbers.Numbers("AC" + "0" * 32).buy(
     {p: "" for p in sms_simulator_numbers.PURCHASE_PARAMETERS if p not in sms_simulator_numbers.CHOOSING}
     | {"PhoneNumber": "+14155550100"})
@@ -280,6 +288,10 @@ CLAIMS: tuple[Claim, ...] = (
                frozenset(public(Messages("AC" + "0" * 32).resource(to="+15005550006", from_="+15005550006", body="",
                                                                    direction="outbound-api", status="queued"))),
                TWILIO_MESSAGE),
+    # A person's erasure: the redaction we send (an empty Body) and the Media resource the simulator shows.
+    Properties(SMS, "messaging client REDACT_PARAMETERS", frozenset(sms_client.REDACT_PARAMETERS), TWILIO_REDACT,
+               exact=False, used=True),
+    Properties(SMS, "sms simulator's Media resource (Messages.attach_media)", frozenset(SIM_MEDIA), TWILIO_MEDIA),
     Keyword(SMS, "messaging webhooks STATUSES (the provider's statuses a text moves to)",
             frozenset(sms_webhooks.STATUSES), TWILIO_MESSAGE, "status", "enum", within=True),
     # Twilio's numbers: what we ask and read of them, and their resources as the simulator shows them.

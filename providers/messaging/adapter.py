@@ -70,6 +70,12 @@ class MessagingProvider(Protocol):
                             page_size: int | None = None) -> list[dict[str, Any]]:
         """The first page of messages, newest first, optionally only those to or from one number."""
 
+    async def redact_message(self, sid: str) -> dict[str, Any] | None:
+        """The message's body redacted at the provider (Twilio: a POST of an empty Body to the Message resource),
+        and any media it carries deleted: the Message resource after (its body "", its media listed no more); None
+        when the provider has no such message (deleted, or never kept). Safe to repeat: a redacted message is
+        redacted again, a deleted media is not there to delete."""
+
     async def check(self) -> dict[str, Any]:
         """The Account resource; raises `ProviderError` when the provider is unreachable or refuses us
         (health checks)."""

@@ -8,7 +8,9 @@ errors, with exponential backoff and full jitter (a numeric Retry-After is honou
 `max_attempts` counts the first try. The send (POST .../Messages.json) is NEVER retried, whatever went
 wrong: Twilio has no idempotency key for it, and a send that failed or timed out may still go out, so a
 repeat could text someone twice. A failed send raises at once; the caller decides (and can look the
-message up by its recipient before trying again). A number's purchase (POST .../IncomingPhoneNumbers.json) is a
+message up by its recipient before trying again). A redaction (POST .../Messages/{Sid}.json with an empty Body) and
+a media's deletion (DELETE .../Media/{Sid}.json) come to the same result however often they are made: they are
+retried as reads are. A number's purchase (POST .../IncomingPhoneNumbers.json) is a
 POST too, never repeated: the caller looks the number up among the account's own (`owned_number`).
 
 Every failure is a `ProviderError` whose message is safe to show an API user: for a 4xx, Twilio's own
@@ -39,6 +41,9 @@ SEND_PARAMETERS = ("To", "From", "Body", "StatusCallback")
 # IncomingPhoneNumbers.json: numbers for calls and texts, texts coming to our inbound webhook by POST.
 SEARCH_PARAMETERS = ("AreaCode", "SmsEnabled", "VoiceEnabled", "PageSize")
 BUY_PARAMETERS = ("PhoneNumber", "SmsUrl", "SmsMethod")
+# What a redaction gives the Message resource (POST .../Messages/{Sid}.json): Body, empty (Twilio's documented way).
+REDACT_PARAMETERS = ("Body",)
+MEDIA_PAGE = 1000  # the most media listed at once (Twilio's largest PageSize)
 MESSAGE_MAX = 300
 BACKOFF_BASE, BACKOFF_MAX = 0.1, 2.0  # seconds: the first retry within 0.2 s, none later than 2 s
 
@@ -101,6 +106,31 @@ class TwilioClient(SessionClient):
         page = await self._read("/Messages", f"{self._account_path}/Messages.json", params or None)
         return page.get("messages") or []
 
+    async def redact_message(self, sid: str) -> dict[str, Any] | None:
+        """The body redacted (Body ""), then each of the message's media deleted; None when Twilio has no such
+        message (404)."""
+        path = f"{self._account_path}/Messages/{path_segment(sid)}"
+        form = dict(zip(REDACT_PARAMETERS, ("",), strict=True))
+        try:
+            redacted = await self._read("/Messages/{Sid}", f"{path}.json", method="POST", form=form)
+        except ProviderError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        if int(redacted.get("num_media") or 0) > 0:
+            media = await self._read("/Messages/{Sid}/Media", f"{path}/Media.json", {"PageSize": str(MEDIA_PAGE)})
+            for item in media.get("media_list") or ():
+                await self._delete_media(path, str(item["sid"]))
+        return redacted
+
+    async def _delete_media(self, message_path: str, media_sid: str) -> None:
+        try:
+            await self._read("/Messages/{Sid}/Media/{Sid}", f"{message_path}/Media/{path_segment(media_sid)}.json",
+                             method="DELETE")
+        except ProviderError as exc:
+            if exc.status != 404:  # 404: gone already, which is what was asked
+                raise
+
     async def check(self) -> dict[str, Any]:
         """The Account resource, without its `auth_token` (Twilio returns it; nobody downstream needs it)."""
         account = await self._read("/Accounts/{AccountSid}", f"{self._account_path}.json")
@@ -155,21 +185,25 @@ class TwilioClient(SessionClient):
                                 maybe_done=maybe_done) from None
         return self._result(where, status, raw)
 
-    async def _read(self, route: str, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def _read(self, route: str, path: str, params: dict[str, Any] | None = None, *, method: str = "GET",
+                    form: dict[str, str] | None = None) -> dict[str, Any]:
+        """A request safe to repeat (a read, or a write whose repeat changes nothing more), retried."""
         retrying = AsyncRetrying(stop=stop_after_attempt(self.max_attempts), wait=self._wait,
                                  retry=retry_if_exception_type(_Retryable), reraise=True)
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await self._read_once(route, path, params, attempt.retry_state.attempt_number)
+                    return await self._read_once(route, path, params, attempt.retry_state.attempt_number, method,
+                                                 form)
         except _Retryable as exc:
             raise exc.error from None
         raise AssertionError("tenacity stops by raising (reraise=True)")
 
-    async def _read_once(self, route: str, path: str, params: dict[str, Any] | None, attempt: int) -> dict[str, Any]:
-        where = f"GET {route}"
+    async def _read_once(self, route: str, path: str, params: dict[str, Any] | None, attempt: int,
+                         method: str = "GET", form: dict[str, str] | None = None) -> dict[str, Any]:
+        where = f"{method} {route}"
         try:
-            async with self._http().get(self.base_url + path, params=params) as r:
+            async with self._http().request(method, self.base_url + path, params=params, data=form) as r:
                 status, retry_after, raw = r.status, retry_after_seconds(r.headers), await r.read()
         except aiohttp.ClientSSLError:
             raise ProviderError(f"messaging provider unreachable ({where}): TLS failure") from None
@@ -185,6 +219,8 @@ class TwilioClient(SessionClient):
     def _result(self, where: str, status: int, raw: bytes) -> dict[str, Any]:
         if status >= 300:
             raise self._failure(where, status, raw)
+        if status == 204:  # a deletion: no content
+            return {}
         body = json_or_none(raw)
         if not isinstance(body, dict):
             raise ProviderError(f"messaging provider sent an unreadable response ({where})", status)

@@ -13,6 +13,10 @@ message (services.messaging.service).
 
 The facts can also be read without deciding (GetStandings, for a communication run previewing its plan with the
 pure decision): for many callees at once, in a constant number of queries.
+
+A callee's facts are those kept under their number and under its suppression hash (services.messaging.suppression),
+merged: a person erased after saying STOP, or erased with suppression, stays refused, and the refusal is logged
+under the hash (their number is not written back into the log).
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ from services.messaging import domain, spend
 from services.messaging.national_registry import NONE, Subscription, standing_fields
 from services.messaging.records import CalleeFacts, LoggedDecision
 from services.messaging.repositories.unit import MessagingUnit
+from services.messaging.suppression import Suppression, merged
 
 DECISIONS_PAGE = (50, 100)
 STANDINGS_MAX = 10_000  # phones per GetStandings
@@ -56,8 +61,10 @@ def accessible_business(business_id: str) -> str:
 
 class Compliance:
     def __init__(self, uow: UnitOfWork[MessagingUnit], platform_dnc: frozenset[str], policy: compliance.Policy, *,
-                 subscription: Subscription = NONE, standings: Standings | None = None):
+                 subscription: Subscription = NONE, standings: Standings | None = None,
+                 suppression: Suppression | None = None):
         self.uow, self.platform_dnc, self.policy = uow, platform_dnc, policy
+        self.suppression = suppression  # the erased numbers' hashes are asked of too (None: numbers alone)
         # Each business's plan, for its daily limits (spend.py); `standings` is the callees' compliance standings.
         self.workspaces = standings or carried_only()
         self.subscription = subscription  # the national registry's area codes the operator subscribes to
@@ -69,6 +76,24 @@ class Compliance:
                                    consent=domain.consent_state(facts.consent, now),
                                    **standing_fields(phone, facts.national, self.subscription))
 
+    def _hashes(self, phones: list[str]) -> dict[str, str]:
+        """{phone: its suppression hash} (none without a key)."""
+        return {p: self.suppression.hash(p) for p in phones} if self.suppression is not None else {}
+
+    async def _facts(self, work: MessagingUnit, business_id: str, phones: list[str]) -> dict[str, CalleeFacts]:
+        """{phone: what is kept of it, under the number and its hash}, in one statement."""
+        hashes = self._hashes(phones)
+        found = await work.compliance.standings(business_id, [*phones, *hashes.values()])
+        return {p: merged([found[p], found[hashes[p]]]) if p in hashes else found[p] for p in phones}
+
+    async def _recent(self, work: MessagingUnit, business_id: str, phones: list[str],
+                      since: datetime) -> dict[str, list[compliance.Counted]]:
+        """{phone: its touches counted since `since`, under the number and its hash, oldest first}."""
+        hashes = self._hashes(phones)
+        found = await work.compliance.recent_touches_of(business_id, [*phones, *hashes.values()], since)
+        return {p: sorted([*found[p], *(found[hashes[p]] if p in hashes else [])], key=lambda t: t.at)
+                for p in phones}
+
     async def standings(self, business_id: str, phones: list[str]) -> list[CalleeStanding]:
         """Each distinct phone's standing and its touches in the last 24 hours (what a decision reads), in the order
         asked; three queries however many phones, nothing logged and no slot taken."""
@@ -78,8 +103,8 @@ class Compliance:
         checked = list(dict.fromkeys(normalize_e164(p, f"phones[{i}]") for i, p in enumerate(phones)))
         now = utcnow()
         async with self.uow.read() as work:
-            found = await work.compliance.standings(business_id, checked)
-            recent = await work.compliance.recent_touches_of(business_id, checked, now - compliance.DAY)
+            found = await self._facts(work, business_id, checked)
+            recent = await self._recent(work, business_id, checked, now - compliance.DAY)
         return [CalleeStanding(phone, self._standing(phone, found[phone], now), recent[phone]) for phone in checked]
 
     async def decide_call(self, call: domain.CallToDecide) -> LoggedDecision:
@@ -109,8 +134,9 @@ class Compliance:
         callee's lock from here to its end: record the touch (and its slot) before it ends."""
         await work.compliance.lock_callee(business_id, callee.phone)
         now = utcnow()  # after the lock: a racer that held it first has a slot stamped no later than this
-        standing = self._standing(callee.phone, await work.compliance.standing(business_id, callee.phone), now)
-        recent = await work.compliance.recent_touches(business_id, callee.phone, now - compliance.DAY)
+        phone = callee.phone
+        standing = self._standing(phone, (await self._facts(work, business_id, [phone]))[phone], now)
+        recent = (await self._recent(work, business_id, [phone], now - compliance.DAY))[phone]
         touch = compliance.Touch(channel, now, sender=sender, business_hours=business_hours, recent=tuple(recent))
         return compliance.decide(touch, callee, standing, self.policy), now
 
@@ -125,10 +151,11 @@ class Compliance:
         """The decision logged, and the touch it lets through counted in the ledger and in the business's
         spend of the day; past the day's limit of its plan, 429 rate_limited (the transaction, and with it the
         decision's row, is rolled back)."""
+        phone, message = await self._logged_as(work, business_id, callee.phone, decided)
         logged = await work.compliance.add_decision(
-            id=new_id(), business_id=business_id, channel=channel, phone=callee.phone, lead_id=callee.lead_id,
+            id=new_id(), business_id=business_id, channel=channel, phone=phone, lead_id=callee.lead_id,
             outcome=decided.outcome, rule=decided.rule, source=decided.source, code=decided.code,
-            message=decided.message, not_before=decided.not_before, actor=actor, reference=reference,
+            message=message, not_before=decided.not_before, actor=actor, reference=reference,
             inputs=decided.inputs, decided_at=now)
         if decided.allowed:
             limits = plans.daily_limits(plan_id)
@@ -138,6 +165,19 @@ class Compliance:
                 spent = await work.spend.spent_on([business_id], spend.day_of(now))
                 raise spend.refusal(channel, plan_id, limits, spent.get(business_id, {}), now)
         return logged
+
+    async def _logged_as(self, work: MessagingUnit, business_id: str, phone: str,
+                         decided: compliance.Decision) -> tuple[str, str]:
+        """(the phone, the message) a decision is logged with: a touch refused to an erased person (something is
+        kept of them under the hash) is logged under the hash, so that trying to reach them does not write their
+        number back into the log (the caller's answer names it all the same)."""
+        if decided.allowed or self.suppression is None:
+            return phone, decided.message
+        hashed = self.suppression.hash(phone)
+        kept = await work.compliance.standing(business_id, hashed)
+        if kept.listed_since is None and not kept.consent:
+            return phone, decided.message
+        return hashed, decided.message.replace(phone, hashed)
 
     async def release_touch(self, decision_id: str) -> None:
         who = tenant.require_account()

@@ -5,6 +5,10 @@ opt-outs recorded through the API or by keyword, and conversational evidence (th
 business). The do-not-call list is the business's own (API) plus the platform's (PLATFORM_DNC, a setting);
 taking a phone off the business's list keeps the entry with the reason. What these allow is the outbound
 compliance decision's (services.messaging.compliance_service) to say.
+
+What an erased person left behind is kept under their number's suppression hash (services.messaging.suppression):
+their consent history, their entry on the list. A phone's history, its entry (CheckDnc) and taking it off the list
+(RemoveDnc) are of the number and of its hash.
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ from core.uow import UnitOfWork
 from services.messaging import domain
 from services.messaging.records import ConsentEvent, DncEntry
 from services.messaging.repositories.unit import MessagingUnit
+from services.messaging.suppression import Suppression
 
 
 def evidence_of(history: Iterable[ConsentEvent]) -> list[domain.ConsentEvidence]:
@@ -49,9 +54,20 @@ class DncStanding:
 
 
 class Consents:
-    def __init__(self, uow: UnitOfWork[MessagingUnit], platform_dnc: frozenset[str]):
+    def __init__(self, uow: UnitOfWork[MessagingUnit], platform_dnc: frozenset[str], *,
+                 suppression: Suppression | None = None):
         self.uow = uow
         self.platform_dnc = platform_dnc
+        self.suppression = suppression  # the erased numbers' hashes are asked of too (None: numbers alone)
+
+    def _kept_as(self, phone: str) -> list[str]:
+        """What a phone's records are kept under: the number, and its suppression hash."""
+        return [phone, self.suppression.hash(phone)] if self.suppression is not None else [phone]
+
+    async def _history(self, work: MessagingUnit, business_id: str, phone: str) -> list[ConsentEvent]:
+        """The phone's consent history under the number and its hash, oldest first."""
+        found = [row for kept in self._kept_as(phone) for row in await work.consent.consent_history(business_id, kept)]
+        return sorted(found, key=lambda row: (row.created_at, row.id))
 
     # -- consent ------------------------------------------------------------------------------
 
@@ -60,7 +76,7 @@ class Consents:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
         async with self.uow.read() as work:
-            return business_id, phone, await work.consent.consent_history(business_id, phone)
+            return business_id, phone, await self._history(work, business_id, phone)
 
     async def record(self, phone: str, business_id: str | None, state: str,
                      note: str | None) -> tuple[str, str, list[ConsentEvent]]:
@@ -74,7 +90,7 @@ class Consents:
             await work.consent.add_consent(business_id=business_id, phone=phone,
                                            kind=messaging_contract.API_CONSENT[state], source="api", actor=who.actor,
                                            note=note, created_at=utcnow())
-            return business_id, phone, await work.consent.consent_history(business_id, phone)
+            return business_id, phone, await self._history(work, business_id, phone)
 
     # -- do-not-call ----------------------------------------------------------------------------
 
@@ -90,8 +106,10 @@ class Consents:
     async def check_dnc(self, phone: str, business_id: str | None) -> DncStanding:
         business_id = tenant.pick_business(tenant.require_account(), business_id)
         phone = normalize_e164(phone, "phone")
+        entry = None
         async with self.uow.read() as work:
-            entry = await work.consent.listed(business_id, phone)
+            for kept in self._kept_as(phone):
+                entry = entry or await work.consent.listed(business_id, kept)
         return DncStanding(business_id, phone, entry, phone in self.platform_dnc)
 
     async def list_dnc(self, business_id: str | None, page: Page) -> Paged:
@@ -105,9 +123,11 @@ class Consents:
         phone = normalize_e164(phone, "phone")
         if not reason:  # kept as given (the gateway requires a visible character; a query has no length limit)
             raise invalid("reason is required: say why the number may be contacted again")
+        removed = None
         async with self.uow.transaction() as work:
-            removed = await work.consent.remove_dnc(business_id, phone, removed_at=utcnow(), removed_reason=reason,
-                                                    removed_by=who.actor)
+            for kept in self._kept_as(phone):  # the number's entry, and the one kept under its hash
+                removed = await work.consent.remove_dnc(business_id, kept, removed_at=utcnow(),
+                                                        removed_reason=reason, removed_by=who.actor) or removed
         if removed is None:
             raise not_found(f"{phone} on this business's do-not-call list")
         return removed

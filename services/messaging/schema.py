@@ -70,7 +70,8 @@ sa.Index("messages_in_flight", messages.c.updated_at,
 sa.Index("messages_idempotency_key", messages.c.business_id, messages.c.idempotency_key, unique=True,
          postgresql_where=messages.c.idempotency_key.isnot(None))
 
-# Consent evidence per business and phone: append-only (a trigger refuses updates and deletes).
+# Consent evidence per business and phone: append-only (a trigger refuses updates and deletes, but an erasure's
+# redaction: CONSENT_ERASURE below).
 consent_events = sa.Table(
     "consent_events", metadata,
     sa.Column("id", sa.BigInteger, sa.Identity(), primary_key=True),
@@ -144,7 +145,7 @@ approved_recipients = sa.Table(
 )
 
 # Every compliance decision on an outbound touch (core.compliance.decision): append-only (a trigger refuses updates
-# and deletes), so an owner can always see why a person was or was not called or texted.
+# and deletes, but an erasure's redaction: DECISION_ERASURE below), so an owner can always see why a person was or was not called or texted.
 compliance_decisions = sa.Table(
     "compliance_decisions", metadata,
     sa.Column("id", Uuid, primary_key=True),
@@ -235,18 +236,44 @@ outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
 
 
-def _append_only(table: sa.Table, refusal: str) -> None:
-    """The table is evidence: nothing may change or delete a row once written."""
-    name = f"{SCHEMA}.{table.name}_append_only"
-    created_with(
-        table,
-        f"""CREATE FUNCTION {name}() RETURNS trigger LANGUAGE plpgsql AS $$
+# The evidence logs keep their rows when a person is erased (services.messaging.erasure): the person's number
+# becomes its suppression hash (services.messaging.suppression) and what they said is redacted, and nothing else may
+# change. Each condition (on OLD and NEW, in the trigger) lets exactly that update through: a number not yet hashed
+# replaced by a hash, the content redacted as the erasure redacts it, every other column as it was.
+HASHED = "'^hmac-sha256:[0-9a-f]{64}$'"
+_NUMBER_HASHED = f"OLD.phone !~ '^hmac-sha256:' AND NEW.phone ~ {HASHED}"
+CONSENT_ERASURE = f"""{_NUMBER_HASHED} AND NEW.note IS NULL
+    AND (NEW.actor IS NOT DISTINCT FROM OLD.actor OR (OLD.actor = OLD.phone AND NEW.actor = NEW.phone))
+    AND (NEW.id, NEW.business_id, NEW.kind, NEW.source, NEW.reference, NEW.created_at)
+        IS NOT DISTINCT FROM (OLD.id, OLD.business_id, OLD.kind, OLD.source, OLD.reference, OLD.created_at)"""
+DECISION_ERASURE = f"""{_NUMBER_HASHED} AND NEW.message = replace(OLD.message, OLD.phone, NEW.phone)
+    AND (NEW.id, NEW.business_id, NEW.channel, NEW.lead_id, NEW.outcome, NEW.rule, NEW.source, NEW.code,
+         NEW.not_before, NEW.actor, NEW.reference, NEW.inputs, NEW.decided_at)
+        IS NOT DISTINCT FROM (OLD.id, OLD.business_id, OLD.channel, OLD.lead_id, OLD.outcome, OLD.rule, OLD.source,
+                              OLD.code, OLD.not_before, OLD.actor, OLD.reference, OLD.inputs, OLD.decided_at)"""
+
+
+def append_only_function(table: sa.Table, refusal: str, erasure: str | None) -> str:
+    """The trigger function refusing every update and delete of `table`'s rows but an erasure's redaction
+    (`erasure`, a condition on OLD and NEW; None: none at all). The migration that let the redaction through
+    (0014) creates it with the same text."""
+    allowed = f"IF TG_OP = 'UPDATE' AND ({erasure}) THEN RETURN NEW; END IF;" if erasure else ""
+    return f"""CREATE OR REPLACE FUNCTION {SCHEMA}.{table.name}_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
+            {allowed}
             RAISE EXCEPTION '{refusal}';
-        END $$""",
+        END $$"""
+
+
+def _append_only(table: sa.Table, refusal: str, erasure: str) -> None:
+    """The table is evidence: nothing may change or delete a row once written, but an erasure's redaction."""
+    created_with(
+        table, append_only_function(table, refusal, erasure),
         f"""CREATE TRIGGER {table.name}_append_only BEFORE UPDATE OR DELETE ON {SCHEMA}.{table.name}
-        FOR EACH ROW EXECUTE FUNCTION {name}()""")
+        FOR EACH ROW EXECUTE FUNCTION {SCHEMA}.{table.name}_append_only()""")
 
 
-_append_only(consent_events, "consent history is append-only")
-_append_only(compliance_decisions, "the compliance decision log is append-only")
+CONSENT_REFUSAL = "consent history is append-only"
+DECISIONS_REFUSAL = "the compliance decision log is append-only"
+_append_only(consent_events, CONSENT_REFUSAL, CONSENT_ERASURE)
+_append_only(compliance_decisions, DECISIONS_REFUSAL, DECISION_ERASURE)

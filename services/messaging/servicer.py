@@ -27,6 +27,7 @@ from services.messaging.email_service import (
     EmailDelivery,
     Emails,
 )
+from services.messaging.erasure import Erased, Erasures, person
 from services.messaging.national_registry import Subscription
 from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import ProviderRequests
@@ -36,6 +37,7 @@ from services.messaging.repositories.email import Email
 from services.messaging.repositories.unit import messaging_uow
 from services.messaging.senders import CachedSenders
 from services.messaging.service import CONVERSATIONS_PAGE, MESSAGES_PAGE, NewText, Sent, Texts
+from services.messaging.suppression import Suppression
 from switchboard.v1 import common_pb2, messaging_pb2, messaging_pb2_grpc
 
 DNC_PAGE = (50, 100)
@@ -162,11 +164,24 @@ def day_spend_message(found: spend.DaySpend) -> messaging_pb2.DailySpend:
     return msg
 
 
+def erasure_report(erased: Erased) -> common_pb2.ErasureReport:
+    return common_pb2.ErasureReport(
+        items=[common_pb2.ErasedItem(what=what, action=action, count=count)
+               for what, action, count in erased.removed.items()],
+        message_ids=erased.message_ids)
+
+
 class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
     def __init__(self, texts: Texts, consents: Consents, compliance: Compliance, provider: ProviderRequests,
-                 emails: Emails, spending: spend.Spending):
+                 emails: Emails, spending: spend.Spending, erasures: Erasures):
         self.texts, self.consents, self.compliance = texts, consents, compliance
         self.provider, self.emails, self.spending = provider, emails, spending
+        self.erasures = erasures
+
+    async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
+        return erasure_report(await self.erasures.erase(person(
+            request.business_id, request.erasure_id, request.phones, request.emails, request.message_ids,
+            request.suppress)))
 
     async def SendSms(self, request: messaging_pb2.SendSmsRequest, context: Context) -> messaging_pb2.SmsSendReply:
         return sent_message(await self.texts.send(new_text(request)))
@@ -272,10 +287,12 @@ def build(runtime: Runtime) -> MessagingServicer:
     s = runtime.settings
     sms = runtime.closing(configured.sms(s))
     uow = messaging_uow(runtime.db)
-    consents = Consents(uow, frozenset(s.platform_dnc))
+    suppression = Suppression(s.privacy_hash_key.reveal())  # the erased numbers' hashes (suppression.py)
+    consents = Consents(uow, frozenset(s.platform_dnc), suppression=suppression)
     held = standings.heard_by(runtime)
     compliance = Compliance(uow, consents.platform_dnc, s.compliance_policy(),
-                            subscription=Subscription.of(s.national_dnc_area_codes), standings=held)
+                            subscription=Subscription.of(s.national_dnc_area_codes), standings=held,
+                            suppression=suppression)
     others = grpc_neighbours(runtime.client)
     senders = CachedSenders(others.agents, runtime.bus)  # the number each agent texts from, kept (senders.py)
     runtime.run(senders)
@@ -299,4 +316,4 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.run(EmailDelivery(uow, configured.mail(s), interval=s.email_delivery_interval_seconds,
                               retry_scale=s.email_retry_scale))
     return MessagingServicer(texts, consents, compliance, provider, emails,
-                             spend.Spending(uow, held, s.email_daily_quota))
+                             spend.Spending(uow, held, s.email_daily_quota), Erasures(uow, sms, suppression))

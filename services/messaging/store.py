@@ -30,6 +30,7 @@ from services.messaging.schema import (
     messages,
     national_dnc,
     national_dnc_areas,
+    outbox,
 )
 
 # -- conversations and messages --------------------------------------------------------------------
@@ -453,3 +454,123 @@ async def leased_email_update(conn: AsyncConnection, email_id: str, token: str,
                                  .values(**values, **leases.RELEASED).returning(emails))
     row: sa.Row[Any] | None = updated.first()
     return row
+
+
+# -- a person's erasure (services.messaging.erasure) -------------------------------------------------
+
+def _contact() -> sa.ColumnElement[Any]:
+    """A message's other party: who texted an inbound one, to whom an outbound one went."""
+    m = messages.c
+    return sa.case((m.direction == "inbound", m.from_number), else_=m.to_number)
+
+
+async def messages_to_erase(conn: AsyncConnection, business_id: str, phones: list[str],
+                            message_ids: list[str]) -> list[Any]:
+    """The business's messages with one of `phones` (those of its threads with them: a message's other party is its
+    thread's contact, and the thread is found by index) or among `message_ids`, not erased yet (their other party
+    still a number): (id, conversation_id, provider_sid, contact)."""
+    m, c, contact = messages.c, conversations.c, _contact()
+    ids = sa.bindparam("message_ids", message_ids, type_=ARRAY(Uuid), unique=True)
+    threads = sa.select(c.id).where(c.business_id == business_id, c.contact_number == _any(phones))
+    return list((await conn.execute(sa.select(m.id, m.conversation_id, m.provider_sid, contact.label("contact")).where(
+        m.business_id == business_id, sa.or_(m.conversation_id.in_(threads), m.id == sa.any_(ids)),
+        contact.notlike("erased:%")).order_by(m.created_at, m.id))).all())
+
+
+async def erase_messages(conn: AsyncConnection, business_id: str, message_ids: list[str], contact: str,
+                         marker: str, hashed: str) -> int:
+    """The messages' bodies redacted and their other party (`contact`) replaced by `marker`, also in their error
+    message; `contact` in an idempotency key becomes `hashed` (a key stays one per business). Status, direction,
+    times and the business's number stay (billing); how many were changed."""
+    m = messages.c
+    is_inbound = m.direction == "inbound"
+    changed = await conn.execute(messages.update().where(
+        m.business_id == business_id, m.id == sa.any_(sa.bindparam("ids", message_ids, type_=ARRAY(Uuid))),
+        _contact() == contact).values(
+        body="", from_number=sa.case((is_inbound, marker), else_=m.from_number),
+        to_number=sa.case((is_inbound, m.to_number), else_=marker),
+        error_message=sa.func.replace(m.error_message, contact, marker),
+        idempotency_key=sa.func.replace(m.idempotency_key, contact, hashed)))
+    return int(changed.rowcount)
+
+
+async def erase_conversations(conn: AsyncConnection, business_id: str, phones: list[str], marker: str) -> int:
+    """The business's threads with one of `phones`: the number replaced by `marker` and the thread's id (a business
+    number has one thread per contact)."""
+    c = conversations.c
+    changed = await conn.execute(conversations.update().where(c.business_id == business_id,
+                                                              c.contact_number == _any(phones))
+                                 .values(contact_number=marker + "/" + sa.cast(c.id, sa.Text)))
+    return int(changed.rowcount)
+
+
+async def erase_emails(conn: AsyncConnection, business_id: str, addresses: list[str], marker: str,
+                       now: datetime) -> int:
+    """The business's emails to (or answered to) one of `addresses` (lower case): the address replaced by `marker`,
+    subject and body redacted; one not sent yet is failed (never sent to a marker)."""
+    e = emails.c
+    to, reply_to = sa.func.lower(e.to_address) == _any(addresses), sa.func.lower(e.reply_to) == _any(addresses)
+    unsent = e.status.in_(("pending_approval", "approved"))
+    changed = await conn.execute(emails.update().where(e.business_id == business_id, sa.or_(to, reply_to)).values(
+        to_address=sa.case((to, marker), else_=e.to_address), reply_to=sa.case((reply_to, marker), else_=e.reply_to),
+        subject="", body="", status=sa.case((unsent, "failed"), else_=e.status),
+        last_error=sa.case((unsent, "erased before it was sent"), else_=e.last_error),
+        next_attempt_at=sa.case((unsent, None), else_=e.next_attempt_at), updated_at=now))
+    return int(changed.rowcount)
+
+
+async def forget_recipients(conn: AsyncConnection, business_id: str, addresses: list[str]) -> int:
+    r = approved_recipients.c
+    deleted = await conn.execute(approved_recipients.delete().where(r.business_id == business_id,
+                                                                    sa.func.lower(r.address) == _any(addresses)))
+    return int(deleted.rowcount)
+
+
+async def events_naming(conn: AsyncConnection, business_id: str, message_ids: list[str]) -> list[Any]:
+    """The outbox's events of the business about one of the messages: (id, data)."""
+    o = outbox.c
+    return list((await conn.execute(sa.select(o.id, o.data).where(
+        o.business_id == business_id, o.data["message_id"].astext == _any(message_ids)))).all())
+
+
+async def rewrite_event(conn: AsyncConnection, event_id: int, data: dict[str, Any]) -> None:
+    await conn.execute(outbox.update().where(outbox.c.id == event_id).values(data=data))
+
+
+async def hash_evidence(conn: AsyncConnection, business_id: str, phone: str, hashed: str) -> tuple[int, int, int]:
+    """The number replaced by its hash in the consent history (its note redacted; the number as actor hashed too),
+    the decision log (in its message too: the redaction the append-only triggers let through, schema.py) and the
+    touch ledger: (consent events, decisions, touches) changed."""
+    c, d, t = consent_events.c, compliance_decisions.c, counted_touches.c
+    consent = await conn.execute(consent_events.update().where(c.business_id == business_id, c.phone == phone)
+                                 .values(phone=hashed, note=None,
+                                         actor=sa.case((c.actor == phone, hashed), else_=c.actor)))
+    decided = await conn.execute(compliance_decisions.update().where(d.business_id == business_id, d.phone == phone)
+                                 .values(phone=hashed, message=sa.func.replace(d.message, phone, hashed)))
+    touches = await conn.execute(counted_touches.update().where(t.business_id == business_id, t.phone == phone)
+                                 .values(phone=hashed))
+    return int(consent.rowcount), int(decided.rowcount), int(touches.rowcount)
+
+
+async def hash_dnc(conn: AsyncConnection, business_id: str, phone: str, hashed: str, now: datetime, by: str,
+                   why: str) -> int:
+    """The number's entries on the business's list kept under its hash (in their reasons too); a listed one whose
+    hash is listed already is taken off (`why`), the hash's entry standing for both. How many were changed."""
+    d, listed = dnc_entries.c, dnc_entries.alias("listed").c
+    hash_listed = sa.exists().where(listed.business_id == business_id, listed.phone == hashed,
+                                    listed.removed_at.is_(None))
+    await conn.execute(dnc_entries.update().where(d.business_id == business_id, d.phone == phone,
+                                                  d.removed_at.is_(None), hash_listed)
+                       .values(removed_at=now, removed_reason=why, removed_by=by))
+    changed = await conn.execute(dnc_entries.update().where(d.business_id == business_id, d.phone == phone).values(
+        phone=hashed, reason=sa.func.replace(d.reason, phone, hashed),
+        removed_reason=sa.func.replace(d.removed_reason, phone, hashed)))
+    return int(changed.rowcount)
+
+
+async def suppress(conn: AsyncConnection, **values: Any) -> bool:
+    """A hash on the business's list (schema.dnc_entries' columns); False when it is listed already."""
+    added = await conn.execute(insert(dnc_entries).values(**values).on_conflict_do_nothing(
+        index_elements=["business_id", "phone"], index_where=dnc_entries.c.removed_at.is_(None))
+        .returning(dnc_entries.c.id))
+    return added.first() is not None

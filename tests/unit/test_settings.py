@@ -137,7 +137,8 @@ def test_the_secrets_for_one_purpose_are_given_never_derived_by_the_process(load
     assert derived == {"VOICE_WEBHOOK_SECRET": derive_secret("k1", "voice-webhook"),
                        "SDR_RUNNER_SECRET": derive_secret("k1", "sdr-runner"),
                        "RECORDING_LINKS_SECRET": derive_secret("k1", "recording-links"),
-                       "WEBHOOK_SECRETS_KEY": derive_sealing_key("k1")}
+                       "WEBHOOK_SECRETS_KEY": derive_sealing_key("k1"),
+                       "PRIVACY_HASH_KEY": derive_secret("k1", "privacy-hash")}
     s = load(SWITCHBOARD_SECRET_KEY="k1")
     assert {v: getattr(s, SECRET_FIELDS[v]).reveal() for v in derived} == settings.derived_secrets(DEV_SECRET)
     s = load(**derived)

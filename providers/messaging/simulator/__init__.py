@@ -29,6 +29,12 @@ code 20404):
 - `GET .../Messages/{Sid}.json` → the Message; `GET .../Messages.json?To=&From=&PageSize=&Page=` → Twilio's
   list envelope (`messages`, `page`, `page_size`, `start`, `end`, `uri`, `first_page_uri`, `next_page_uri`,
   `previous_page_uri`), newest first.
+- `POST .../Messages/{Sid}.json` (Body "") → 200 the Message, its `body` "" from now on (Twilio's redaction of a
+  message's text); no Body or Status, both, or a Body that is not empty: 400 code 30400; Status alone (a scheduled
+  message's cancelation, not modelled): 400; an unknown message 404.
+- `GET .../Messages/{Sid}/Media.json` → the list envelope (`media_list`) of the message's Media resources (`ME`
+  sids: `parent_sid`, `content_type`, ...); `GET`/`DELETE .../Messages/{Sid}/Media/{Sid}.json` → the Media / 204
+  (gone for good; 404 when the message has none such).
 - `GET /2010-04-01/Accounts/{AccountSid}.json` → the Account resource (status `active`).
 - `GET .../AvailablePhoneNumbers/{CountryCode}/Local.json?AreaCode=&PageSize=` → `{"available_phone_numbers",
   "uri"}`: local numbers for sale (`numbers`), each taking calls, texts and MMS (SmsEnabled, VoiceEnabled and
@@ -73,7 +79,8 @@ Test control plane (not Twilio's; under `/_simulator`, no authentication; errors
 - `POST /_simulator/opt-out` `{"handling": "default"|"advanced"|"off", "number"?: "+1..."}` → 201: how one of our
   numbers (or, without `number`, every number without its own) handles opt-out keywords (`optout`); `GET` →
   `{"handling", "numbers", "blocked": [{"from", "to"}]}`; `DELETE` forgets the numbers' own (blocks stay).
-- `POST /_simulator/inbound` `{"from": "+14155550123", "to": "<the business number>", "body": "Hi", "url"?}` →
+- `POST /_simulator/inbound` `{"from": "+14155550123", "to": "<the business number>", "body": "Hi", "url"?,
+  "media"?: ["image/jpeg"]}` (`media`: an MMS's media, by content type) →
   201 `{"sid", "status", "auto_reply", "replies", "refused"}`: Twilio's opt-out handling takes the text first
   (`auto_reply`: Twilio's own answer to a keyword, or null), then POSTs Twilio's inbound-message webhook (signed)
   to `url`, else the SmsUrl `to` was bought with (IncomingPhoneNumbers), else the inbound URL, waits for the answer (15 s), and sends each TwiML `<Message>` in it back to the

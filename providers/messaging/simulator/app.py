@@ -1,4 +1,4 @@
-"""The simulator's HTTP application: Twilio's Messages, Account and phone-number routes under `/2010-04-01/Accounts/{AccountSid}`,
+"""The simulator's HTTP application: Twilio's Messages (with their Media), Account and phone-number routes under `/2010-04-01/Accounts/{AccountSid}`,
 its authentication (HTTP Basic with the Account SID and auth token, or with the test credentials when the
 simulator has them: `magic`) and its error shape, plus the test control plane."""
 from __future__ import annotations
@@ -137,6 +137,45 @@ def add_api_routes(router: web.UrlDispatcher, account_sid: str, auth_token: str,
             raise not_found(request.path)
         return web.json_response(public(record))
 
+    def own_message(request: web.Request, name: str = "sid") -> str:
+        own_account(request)
+        sid = request.match_info[name]
+        if messages.get(sid) is None:
+            raise not_found(request.path)
+        return sid
+
+    async def update_message(request: web.Request) -> web.Response:
+        """A redaction (Body ""), as Twilio documents its Message update; a cancelation (Status) is of scheduled
+        messages, which the simulator does not model."""
+        sid = own_message(request)
+        form = {name: value for name, value in (await request.post()).items() if isinstance(value, str)}
+        if "Body" not in form and "Status" not in form:
+            raise ApiError(400, errors.INVALID_UPDATE, "Parameters are not valid: Body or Status is required")
+        if "Body" in form and "Status" in form:
+            raise ApiError(400, errors.INVALID_UPDATE,
+                           "Parameters are not valid: a message cannot be canceled and redacted at once")
+        if "Status" in form:
+            raise ApiError(400, None, "Status applies to scheduled messages, which the simulator does not model")
+        if form["Body"]:
+            raise ApiError(400, errors.INVALID_UPDATE, "Parameters are not valid: a message body redaction request "
+                                                       "must have an empty Body")
+        log.info("message %s redacted", sid)
+        return web.json_response(public(messages.redact(sid)))
+
+    async def list_media(request: web.Request) -> web.Response:
+        return web.json_response(messages.media_page(own_message(request, "message"), request.query))
+
+    async def get_media(request: web.Request) -> web.Response:
+        found = messages.media(own_message(request, "message"), request.match_info["sid"])
+        if found is None:
+            raise not_found(request.path)
+        return web.json_response(found)
+
+    async def delete_media(request: web.Request) -> web.Response:
+        if not messages.delete_media(own_message(request, "message"), request.match_info["sid"]):
+            raise not_found(request.path)
+        return web.Response(status=204)
+
     async def get_account(request: web.Request) -> web.Response:
         own_account(request)
         return web.json_response(account_resource(account_sid, auth_token, created))
@@ -172,6 +211,10 @@ def add_api_routes(router: web.UrlDispatcher, account_sid: str, auth_token: str,
     router.add_post(f"{ACCOUNTS}/{{account}}/Messages.json", send)
     router.add_get(f"{ACCOUNTS}/{{account}}/Messages.json", list_messages)
     router.add_get(f"{ACCOUNTS}/{{account}}/Messages/{{sid}}.json", get_message)
+    router.add_post(f"{ACCOUNTS}/{{account}}/Messages/{{sid}}.json", update_message)
+    router.add_get(f"{ACCOUNTS}/{{account}}/Messages/{{message}}/Media.json", list_media)
+    router.add_get(f"{ACCOUNTS}/{{account}}/Messages/{{message}}/Media/{{sid}}.json", get_media)
+    router.add_delete(f"{ACCOUNTS}/{{account}}/Messages/{{message}}/Media/{{sid}}.json", delete_media)
     router.add_get(f"{ACCOUNTS}/{{account}}.json", get_account)
     router.add_get(f"{ACCOUNTS}/{{account}}/AvailablePhoneNumbers/{{country}}/Local.json", search_numbers)
     router.add_post(f"{ACCOUNTS}/{{account}}/IncomingPhoneNumbers.json", buy_number)

@@ -24,6 +24,9 @@ FROM_REQUIRED = 21603
 TO_REQUIRED = 21604
 INVALID_STATUS_CALLBACK = 21609
 BODY_TOO_LONG = 21617
+# A Message update Twilio cannot read: neither Body nor Status, both at once (a redaction and a cancelation), or a
+# redaction whose Body is not empty.
+INVALID_UPDATE = 30400
 
 GEO_PERMISSION = 21408  # the account may not text the To number's region
 FROM_NOT_OURS = 21606  # the From number is not the account's, or cannot text

@@ -1,7 +1,8 @@
 """Texts from a phone to one of the account's numbers (control plane `POST /_simulator/inbound`).
 
 Twilio POSTs an inbound text to the number's (or its Messaging Service's) inbound request URL, form-encoded and
-signed like every webhook: MessageSid, SmsSid, SmsMessageSid, AccountSid, From, To, Body, NumMedia, NumSegments,
+signed like every webhook: MessageSid, SmsSid, SmsMessageSid, AccountSid, From, To, Body, NumMedia (with
+MediaContentType{N} and MediaUrl{N} for each of an MMS's media: the control plane's `media`), NumSegments,
 SmsStatus (`received`), ApiVersion, and where it knows them FromCountry/FromState/FromCity/FromZip and the To
 equivalents (empty when unknown), and OptOutType for a keyword text to a number with Advanced Opt-Out. The server
 answers with TwiML; each `<Message>` in it (its text, or its `<Body>`) is sent back to the texter, from the number
@@ -33,13 +34,16 @@ from providers.simulator_control import PREFIX, json_object
 
 log = logging.getLogger(__name__)
 
-FIELDS = frozenset({"from", "to", "body", "url"})
+TWILIO_API = "https://api.twilio.com"  # what a MediaUrl starts with (Twilio serves the media there)
+FIELDS = frozenset({"from", "to", "body", "url", "media"})
 
 
 def webhook_params(record: dict[str, Any]) -> dict[str, str]:
-    return {"ToCountry": country_of(record["to"]), "ToState": "", "ToCity": "", "ToZip": "",
+    media = {f"{name}{i}": value for i, m in enumerate(record["_media"])
+             for name, value in (("MediaContentType", m["content_type"]), ("MediaUrl", TWILIO_API + m["uri"]))}
+    return media | {"ToCountry": country_of(record["to"]), "ToState": "", "ToCity": "", "ToZip": "",
               "FromCountry": country_of(record["from"]), "FromState": "", "FromCity": "", "FromZip": "",
-              "SmsMessageSid": record["sid"], "NumMedia": "0", "SmsSid": record["sid"], "SmsStatus": "received",
+              "SmsMessageSid": record["sid"], "NumMedia": record["num_media"], "SmsSid": record["sid"], "SmsStatus": "received",
               "Body": record["body"], "To": record["to"], "NumSegments": record["num_segments"],
               "MessageSid": record["sid"], "AccountSid": record["account_sid"], "From": record["from"],
               "ApiVersion": API_VERSION}
@@ -72,6 +76,9 @@ def check(body: dict[str, Any]) -> list[str]:
         errors.append("body must be a non-empty string")
     elif len(text) > BODY_MAX:
         errors.append(f"body must be at most {BODY_MAX} characters")
+    media = body.get("media", [])
+    if not isinstance(media, list) or not all(isinstance(m, str) and "/" in m for m in media):
+        errors.append("media must be a list of content types (image/jpeg)")
     if body.get("url") is not None and not (isinstance(body["url"], str)
                                             and body["url"].startswith(("http://", "https://"))):
         errors.append("url must be an http(s) URL")
@@ -98,6 +105,7 @@ def add_inbound_route(router: web.UrlDispatcher, messages: Messages, opt_outs: O
             return refused(errors)
         record = messages.create(to=body["to"], from_=body["from"], body=body["body"], direction="inbound",
                                  status="received")
+        messages.attach_media(record["sid"], body.get("media", []))
         handled = opt_outs.take(record["from"], record["to"], record["body"])
         if handled.reply is not None:  # Twilio's own answer, whatever our server says
             messages.create(to=record["from"], from_=record["to"], body=handled.reply, direction="outbound-reply",

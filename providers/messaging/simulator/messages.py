@@ -5,6 +5,11 @@ A Message resource (GET .../Messages/{Sid}.json) carries `sid` (SM + 32 hex), `a
 (an integer or null), `error_message`, `date_created`/`date_updated`/`date_sent` (RFC 2822 in GMT),
 `price`/`price_unit`, `messaging_service_sid`, `api_version`, `uri` and `subresource_uris`.
 
+A message's media (an MMS's) are Media resources of their own (`ME` sids, `parent_sid` the message's), listed at
+`.../Messages/{Sid}/Media.json` and deleted one by one (`DELETE .../Media/{Sid}.json`). A message is redacted as
+Twilio documents it: a POST to the Message resource with an empty Body leaves `body` "" (the record, its numbers,
+status, segments and price stay).
+
 The store keeps messages in memory for the life of the process (a restart forgets them); lists are newest
 first, as Twilio lists them.
 """
@@ -113,7 +118,7 @@ class Messages:
                  status_callback: str | None = None) -> dict[str, Any]:
         """A new message's resource, not kept (a test-credentials send is shown and forgotten)."""
         sid, stamp = new_sid(), rfc2822()
-        record = {
+        record: dict[str, Any] = {
             "account_sid": self.account_sid, "api_version": API_VERSION, "body": body,
             "date_created": stamp, "date_sent": None, "date_updated": stamp, "direction": direction,
             "error_code": None, "error_message": None, "from": from_, "messaging_service_sid": None,
@@ -121,7 +126,7 @@ class Messages:
             "sid": sid, "status": status,
             "subresource_uris": {"media": f"{self.base}/{sid}/Media.json", "feedback": f"{self.base}/{sid}/Feedback.json"},
             "to": to, "uri": f"{self.base}/{sid}.json",
-            "_status_callback": status_callback,
+            "_status_callback": status_callback, "_media": [],
         }
         if status in ("sent", "delivered", "received"):
             record["date_sent"] = stamp
@@ -129,6 +134,37 @@ class Messages:
 
     def get(self, sid: str) -> dict[str, Any] | None:
         return self.records.get(sid)
+
+    def attach_media(self, sid: str, content_types: list[str]) -> None:
+        """Media of these content types on the message (an MMS received), as Twilio keeps them."""
+        record = self.records[sid]
+        base = f"{self.base}/{sid}/Media"
+        for content_type in content_types:
+            media_sid, stamp = new_sid("ME"), rfc2822()
+            record["_media"].append({"account_sid": self.account_sid, "content_type": content_type,
+                                     "date_created": stamp, "date_updated": stamp, "parent_sid": sid,
+                                     "sid": media_sid, "uri": f"{base}/{media_sid}.json"})
+        record["num_media"] = str(len(record["_media"]))
+
+    def media_page(self, sid: str, query: Mapping[str, str]) -> dict[str, Any]:
+        """GET .../Messages/{Sid}/Media.json: the list envelope (`media_list`) over the message's media."""
+        return list_page(f"{self.base}/{sid}/Media", "media_list", list(self.records[sid]["_media"]), query, ())
+
+    def media(self, sid: str, media_sid: str) -> dict[str, Any] | None:
+        return next((m for m in self.records[sid]["_media"] if m["sid"] == media_sid), None)
+
+    def delete_media(self, sid: str, media_sid: str) -> bool:
+        """The media gone for good (False when the message has none such); `num_media` stays what was sent."""
+        kept = [m for m in self.records[sid]["_media"] if m["sid"] != media_sid]
+        deleted = len(kept) < len(self.records[sid]["_media"])
+        self.records[sid]["_media"] = kept
+        return deleted
+
+    def redact(self, sid: str) -> dict[str, Any]:
+        """The message's body redacted (""), as a POST of an empty Body does."""
+        record = self.records[sid]
+        record.update(body="", date_updated=rfc2822())
+        return record
 
     def move(self, sid: str, status: str, error_code: int | None = None) -> dict[str, Any]:
         """The message's new status (and delivery error), as GET shows it from now on."""

@@ -10,6 +10,7 @@ from services.messaging import schema
 from services.messaging.repositories.compliance import ComplianceRepository, SqlCompliance
 from services.messaging.repositories.consent import ConsentRepository, SqlConsent
 from services.messaging.repositories.email import EmailRepository, SqlEmails
+from services.messaging.repositories.erasure import ErasureRepository, SqlErasure
 from services.messaging.repositories.messages import MessagesRepository, SqlMessages
 from services.messaging.repositories.spend import SpendRepository, SqlSpend
 
@@ -23,6 +24,7 @@ class Repositories:
     consent: Callable[[Any], ConsentRepository] = SqlConsent
     spend: Callable[[Any], SpendRepository] = SqlSpend
     emails: Callable[[Any], EmailRepository] = SqlEmails
+    erasure: Callable[[Any], ErasureRepository] = SqlErasure  # SQL in every tier: its statements are the point
 
 
 SQL = Repositories()
@@ -38,6 +40,7 @@ class MessagingUnit(Unit):
         self.consent = repositories.consent(handle)
         self.spend = repositories.spend(handle)
         self.emails = repositories.emails(handle)
+        self.erasure = repositories.erasure(handle)
 
 
 def messaging_uow(connections: Connections, repositories: Repositories = SQL) -> UnitOfWork[MessagingUnit]:
