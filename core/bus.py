@@ -128,6 +128,16 @@ class Outgoing:
     headers: dict[str, str]
 
 
+@dataclass(frozen=True)
+class Acknowledged:
+    """What JetStream acknowledged of a batch (EventBus.publish_batch): `in_order` from the first on, up to the first
+    not acknowledged; `later` after that one (stored, to be sent again for the order's sake: the stream drops the
+    repeats by Nats-Msg-Id); `refusal`, why the first not acknowledged was not (None when all were)."""
+    in_order: int
+    later: int
+    refusal: BaseException | None
+
+
 def subject_for(event_type: str) -> str:
     return SUBJECT_PREFIX + event_type
 
@@ -329,11 +339,18 @@ class EventBus:
         acknowledged. The count stops at the first failure, so a caller that sends the rest again keeps their order
         (and the broker drops, by Nats-Msg-Id, any of the rest it had stored after all). Raises ConnectionError when
         none went out."""
+        return (await self.publish_batch(messages)).in_order
+
+    async def publish_batch(self, messages: list[Outgoing]) -> Acknowledged:
+        """`publish_in_order`, telling also how many of those after the first failure JetStream acknowledged and
+        why that one failed: the outbox relay's evidence that one event is refused while the bus takes others
+        (core.outbox.poisoned)."""
         js = self.js  # set before the connection is
         if js is None or not self.is_connected:
             raise ConnectionError("not connected to NATS")
         await self.ensure_stream()
         acks: list[asyncio.Future[PubAck]] = []
+        stopped: BaseException | None = None
         try:
             for m in messages:
                 costs.count(costs.PUBLISH, m.event_type)
@@ -347,6 +364,7 @@ class EventBus:
                     acks.append(await js.publish_async(subject, m.body, wait_stall=stall, headers=headers))
         except Exception as exc:  # noqa: BLE001 - disconnected or stalled: wait for what went out
             log.warning("publishing stopped after %d of %d messages: %s", len(acks), len(messages), exc)
+            stopped = exc
         if not acks:
             raise ConnectionError("event bus unavailable")
         await asyncio.wait(acks, timeout=self.publish_timeout)
@@ -355,9 +373,25 @@ class EventBus:
             if not ack.done() or ack.cancelled() or ack.exception() is not None:
                 break
             acknowledged += 1
+        refusal: BaseException | None = stopped
+        if acknowledged < len(acks):
+            refusal = self._refusal(acks[acknowledged], subject_for(messages[acknowledged].event_type))
+        later = sum(1 for ack in acks[acknowledged + 1:]
+                    if ack.done() and not ack.cancelled() and ack.exception() is None)
         for ack in acks:
             ack.cancel()  # no-op for those done; frees the client's slots for the others
-        return acknowledged
+        return Acknowledged(acknowledged, later, refusal if acknowledged < len(messages) else None)
+
+    def _refusal(self, ack: asyncio.Future[PubAck], subject: str) -> BaseException:
+        """Why a message was not acknowledged: JetStream's error, else the server's permissions violation for its
+        subject (the server drops such a message, says so on the connection, and no acknowledgement comes), else
+        the silence."""
+        if ack.done() and not ack.cancelled() and ack.exception() is not None:
+            return cast(BaseException, ack.exception())
+        last = self.nc.last_error if self.nc is not None else None
+        if last is not None and f'"{subject}"' in str(last):
+            return last
+        return TimeoutError(f"no acknowledgement within {self.publish_timeout:g} s")
 
 
 class PermanentError(Exception):

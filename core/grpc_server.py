@@ -276,7 +276,8 @@ async def serve(name: str, port: int, settings: Settings, build: Build, *, servi
                       kind=service.name if service is not None else None)
     if outbox_table is not None:
         # its LISTEN needs a session of its own: straight to PostgreSQL, past a transaction pooler
-        runtime.relay = OutboxRelay(engine, outbox_table, bus, listen_url=settings.direct_database())
+        runtime.relay = OutboxRelay(engine, outbox_table, bus, listen_url=settings.direct_database(),
+                                    poison_after=settings.outbox_poison_after)
         runtime.relay.start()
 
     server = grpc.aio.server(options=server_options(settings), interceptors=telemetry.grpc_server_interceptors())

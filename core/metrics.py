@@ -57,9 +57,10 @@ COUNTERS = (
      "Provider requests that failed (5xx, 429 or no answer)"),
     # retention sweeps (core.retention): per schema.table
     ("retention_deleted", "switchboard.retention.deleted", "{row}", "Rows deleted as past their retention"),
-    # durable consumers: per stream and consumer (core.deadletters)
+    # durable consumers: per stream and consumer (core.deadletters); an outbox relay's events NATS never took, as
+    # consumer `outbox-<service>` of stream EVENTS (core.outbox)
     ("dead_letters", "switchboard.dead_letters", "{message}",
-     "Messages a consumer gave up on, stored as dead letters"),
+     "Messages a consumer gave up on, or an outbox relay could not publish, stored as dead letters"),
 )
 HISTOGRAMS = (  # in seconds
     # gRPC: per rpc.system, rpc.service, rpc.method and rpc.grpc.status_code (its number: 0 is OK)

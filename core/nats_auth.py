@@ -11,7 +11,8 @@ A process's user may (`permissions`):
 - publish `events.<type>` for each event type its outbox relays, and the PROVIDER subjects the gateway stores the
   providers' verified messages on; the plain subjects it declares (the rate-limit and auth-invalidation chatter);
   for each durable consumer it runs, that consumer's dead letters (`deadletter.<stream>.<consumer>`, on the
-  DEADLETTERS stream, which the processes with a consumer create: core.deadletters);
+  DEADLETTERS stream, which the processes with a consumer or an outbox create: core.deadletters), and with an
+  outbox its relay's (`deadletter.EVENTS.outbox-<process>`: an event NATS never takes, set aside, core.outbox);
 - subscribe only to its own reply inbox (`_INBOX.<process>.>`, the prefix `Login` sets: another process's
   replies, JetStream's deliveries of pulled messages among them, stay unreadable) and the plain subjects it declares;
 - of the JetStream API: the info of the streams it uses, the creation of those it publishes to (a stream is created
@@ -21,6 +22,8 @@ A process's user may (`permissions`):
 
 Besides the processes, OPERATOR is the operator's dead-letter command (`python -m core.deadletters`): it may read
 and delete what DEADLETTERS holds and publish again on the subjects the consumers read (a replay), nothing else.
+Those include `events.>` (the webhooks dispatcher's filter), so it may replay an outbox relay's dead letter of any
+event type, one its service's user may not publish among them (`operator_permissions`).
 
 The local stack's server (deploy.local) runs with `server_config`, whose users are the registry's processes and
 OPERATOR (their seeds derived from the stack's server secret) plus TEST_ADMIN, the test harness's identity, which may
@@ -136,13 +139,22 @@ def permissions(process: str) -> dict[str, Any]:
                *(f"{JS_API}.STREAM.CREATE.{s}" for s in use.creates),
                # the streams whose limits come from the settings: their creators set them (core.bus.ensure_stream)
                *(f"{JS_API}.STREAM.UPDATE.{s}" for s in use.creates if s in SETTINGS_LIMITED),
-               *(subject for c in use.consumers for subject in _consumer_api(c))]
+               *(subject for c in use.consumers for subject in _consumer_api(c)),
+               # its outbox relay's dead letters (core.outbox; core.deadletters.subject_of)
+               *((f"deadletter.{registry.EVENTS_STREAM}.{registry.relay_consumer(process)}",) if use.events else ())]
     subscribe = [f"{inbox(process)}.>", *use.subscribes]
     return {"publish": {"allow": publish}, "subscribe": {"allow": subscribe}}
 
 
 def operator_permissions() -> dict[str, Any]:
-    """OPERATOR's: DEADLETTERS' messages read and deleted, and a replay published on any subject a consumer reads."""
+    """OPERATOR's: DEADLETTERS' messages read and deleted, and a replay published on any subject a consumer reads.
+
+    An outbox relay's dead letter (core.outbox: an event its service's user could not publish, or NATS would not
+    store) is replayed on its own subject, `events.<type>`, which the webhooks dispatcher's `events.>` covers: the
+    operator's replay publishes it on EVENTS even when the service's own user may not (once whatever refused it is
+    fixed, or knowing its consumers will skip or dead-letter it), and every consumer of that subject then gets it,
+    after the events that followed it. Should no consumer read `events.>` any more, such a replay is refused
+    (a permissions violation: no acknowledgement, the command fails) and the dead letter kept."""
     stream = registry.DEADLETTER_STREAM
     read = [f"{JS_API}.STREAM.INFO.{stream}", f"{JS_API}.STREAM.MSG.GET.{stream}", f"{JS_API}.STREAM.MSG.DELETE.{stream}"]
     replay = dict.fromkeys(c.subject for use in registry.BUS.values() for c in use.consumers)

@@ -12,6 +12,14 @@ The relay wakes when a commit adds rows: the outbox's trigger (created with the 
 `outbox_table`) NOTIFYs `channel(schema)`, which the relay LISTENs on, so it hears
 of commits made by any replica or tool; `wake()` does the same within the process, and
 a poll every `idle_seconds` covers a lost listening connection.
+
+One event NATS never takes while it takes the others (a type the service's NATS user may not publish, a subject no
+stream stores) would hold every later event of the service behind it, the relay publishing in order: once it has
+been refused alone on `poison_after` passes (OUTBOX_POISON_AFTER; `poisoned`), the relay stores it as a dead letter
+(core.deadletters, consumer `outbox-<schema>`, with the error NATS gave), marks its row published with the dead
+letter's sequence in its headers (DEAD_LETTER_HEADER), logs it at ERROR, counts it (switchboard.dead_letters) and
+goes on. While the dead letter cannot be stored either (NATS away), the row stays where it is: nothing is dropped
+without a trace. An outage, failing every event, never counts toward it.
 """
 from __future__ import annotations
 
@@ -22,6 +30,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
@@ -30,9 +39,9 @@ from google.protobuf.message import Message
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from core import costs, events, registry, telemetry
+from core import costs, deadletters, events, metrics, registry, telemetry
 from core.background import Background
-from core.bus import EventBus, Outgoing
+from core.bus import STREAM, EventBus, Outgoing, subject_for
 from core.columns import Ts, Uuid
 from core.db import raw_url
 from core.ddl import created_with
@@ -144,19 +153,56 @@ async def pending_age(engine: AsyncEngine, table: sa.Table) -> float:
     return 0.0 if oldest is None else max(0.0, (utcnow() - oldest).total_seconds())
 
 
+# Added to the headers of a row the relay set aside as a dead letter (marked published without having reached
+# EVENTS): its sequence on DEADLETTERS (`python -m core.deadletters show <it>`).
+DEAD_LETTER_HEADER = "Sb-Dead-Letter"
+
+
+@dataclass(frozen=True)
+class HeadFailures:
+    """The outbox row the relay's passes stopped at (None: the last one stopped at none), and on how many of them
+    NATS refused it while acknowledging events after it in the batch."""
+
+    row: int | None = None
+    passes: int = 0
+
+
+def counted(previous: HeadFailures, stopped_at: int | None, others_taken: bool) -> HeadFailures:
+    """The count after a pass that reached NATS: `stopped_at`, the row it stopped at (None when it published all it
+    read); `others_taken`, whether NATS acknowledged some event after that row. Only a refusal of the row alone
+    counts: a pass on which it failed with all after it (JetStream unavailable, a full stream refusing new
+    messages, or the row the last one read) leaves the count as it was, and another row at the head starts it
+    again. A pass that reached no NATS (disconnected) is not counted at all: the caller keeps the count."""
+    if stopped_at is None:
+        return HeadFailures()
+    if stopped_at != previous.row:
+        previous = HeadFailures(stopped_at)
+    return HeadFailures(stopped_at, previous.passes + 1) if others_taken else previous
+
+
+def poisoned(failures: HeadFailures, others_taken: bool, after: int) -> bool:
+    """Whether the row at the head is poison, to be set aside as a dead letter: refused alone on this pass
+    (`others_taken`) and on `after` passes in all (OUTBOX_POISON_AFTER)."""
+    return failures.row is not None and others_taken and failures.passes >= after
+
+
 class OutboxRelay(Background):
     task_name = "outbox-relay"
 
     def __init__(self, engine: AsyncEngine, table: sa.Table, bus: EventBus, *, listen_url: str = "", batch: int = 500,
-                 idle_seconds: float = 0.5):
+                 idle_seconds: float = 0.5, poison_after: int = 5):
         """`listen_url`: where the LISTEN connection goes, a session of its own (settings.direct_database: never
-        through a transaction pooler, which would drop it between transactions); the engine's URL by default."""
+        through a transaction pooler, which would drop it between transactions); the engine's URL by default.
+        `poison_after`: OUTBOX_POISON_AFTER (`poisoned`)."""
         self.engine = engine
         self.listen_url = raw_url(listen_url or self.engine.url)
         self.table = table
         self.bus = bus
         self.batch = batch
         self.idle_seconds = idle_seconds
+        self.poison_after = poison_after
+        self.consumer = registry.relay_consumer(str(table.schema))  # the name its dead letters go under
+        self.failures = HeadFailures()
         self._wake = asyncio.Event()
         self._listener: asyncpg.Connection | None = None
         self._listen_again_at = 0.0  # monotonic time of the next attempt after a failed one
@@ -196,8 +242,9 @@ class OutboxRelay(Background):
 
     async def publish_pending(self) -> int:
         """Publish one batch of pending events in order (acknowledgements awaited together) and mark those
-        acknowledged; returns how many. Raises ConnectionError when some could not be published: they stay
-        pending, and the next try starts with them."""
+        acknowledged; returns how many rows it marked. Raises ConnectionError when some could not be published:
+        they stay pending, and the next try starts with them; unless the first of them is poison (`poisoned`):
+        stored as a dead letter, its row is marked too (counted in the return) and the next pass goes on."""
         t = self.table
         async with self.engine.begin() as conn:
             rows = (
@@ -206,19 +253,63 @@ class OutboxRelay(Background):
                 )
             ).all()
             if not rows:
+                self.failures = HeadFailures()
                 return 0
-            published = await self.bus.publish_in_order([
-                Outgoing(row.type, json.dumps(events.Envelope(str(row.event_id), row.type, row.occurred_at,
-                                                              row.business_id and str(row.business_id),
-                                                              row.data).to_json()).encode(),
-                         str(row.event_id), dict(row.headers or {}))
-                for row in rows])
+            outgoing = [Outgoing(row.type, json.dumps(events.Envelope(str(row.event_id), row.type, row.occurred_at,
+                                                                      row.business_id and str(row.business_id),
+                                                                      row.data).to_json()).encode(),
+                                 str(row.event_id), dict(row.headers or {}))
+                        for row in rows]
+            acknowledged = await self.bus.publish_batch(outgoing)
+            published = acknowledged.in_order
             if published:
                 await conn.execute(t.update().where(t.c.id.in_([row.id for row in rows[:published]]))
                                    .values(published_at=utcnow()))
+            head = rows[published] if published < len(rows) else None
+            others_taken = acknowledged.later > 0
+            self.failures = counted(self.failures, None if head is None else head.id, others_taken)
+            if (head is not None and poisoned(self.failures, others_taken, self.poison_after)
+                    and await self._set_aside(conn, head.id, outgoing[published], acknowledged.refusal)):
+                self.failures = HeadFailures()
+                self._wake.set()  # the rest at once
+                return published + 1
         if published < len(rows):
-            raise ConnectionError(f"event bus unavailable: {len(rows) - published} of {len(rows)} events wait")
+            raise ConnectionError(f"event bus unavailable: {len(rows) - published} of {len(rows)} events wait "
+                                  f"({acknowledged.refusal})")
         return published
+
+    async def _set_aside(self, conn: AsyncConnection, row_id: int, event: Outgoing,
+                         refusal: BaseException | None) -> bool:
+        """Store the poison event as a dead letter on DEADLETTERS, then mark its row published (in the pass's
+        transaction) with the dead letter's sequence in its headers; False, the row left pending, when the dead
+        letter could not be stored (NATS away: tried again on a later pass)."""
+        letter = deadletters.DeadLetter(
+            stream=STREAM, consumer=self.consumer, subject=subject_for(event.event_type), sequence=row_id,
+            deliveries=self.failures.passes, error_type=type(refusal).__name__ if refusal is not None else "",
+            error=deadletters.truncated(str(refusal) if refusal is not None else "not acknowledged"),
+            at=utcnow().isoformat(), payload=event.body, headers={**event.headers, "Nats-Msg-Id": event.event_id})
+        js = self.bus.js
+        try:
+            if js is None:
+                raise ConnectionError("not connected to NATS")
+            await self.bus.ensure_stream(registry.DEADLETTER_STREAM)
+            sequence = await deadletters.store(js, letter, self.bus.publish_timeout)
+        except Exception as exc:  # noqa: BLE001 - the row stays, tried again; never dropped
+            log.error("outbox relay: could not store %s %s (outbox row %s), refused on %d passes, as a dead letter "
+                      "(%s); it stays and holds the events after it", event.event_type, event.event_id, row_id,
+                      letter.deliveries, exc)
+            return False
+        t = self.table
+        await conn.execute(t.update().where(t.c.id == row_id).values(
+            published_at=utcnow(), headers={**event.headers, DEAD_LETTER_HEADER: str(sequence)}))
+        log.error("outbox relay: %s %s (outbox row %s) refused on %d passes while NATS took the events after it: "
+                  "%s: %s; stored on %s as dead letter %d, its row marked published, the events after it go on",
+                  event.event_type, event.event_id, row_id, letter.deliveries, letter.error_type or "refused",
+                  letter.error, letter.dead_subject, sequence)
+        instruments = metrics.current()
+        if instruments is not None:
+            instruments.dead_letters.add(1, {"stream": STREAM, "consumer": self.consumer})
+        return True
 
     async def run(self) -> None:
         backoff = 0.2

@@ -284,8 +284,8 @@ class Consumer:
 @dataclass(frozen=True)
 class BusUse:
     """What one process does on NATS. A process creates the streams it publishes to when they are missing (the
-    services with an outbox EVENTS, the gateway PROVIDER, every process with a consumer DEADLETTERS); the others
-    only wait for them."""
+    services with an outbox EVENTS, the gateway PROVIDER, every process with a consumer or an outbox DEADLETTERS:
+    its relay sets aside there an event NATS never takes, core.outbox); the others only wait for them."""
 
     events: tuple[str, ...] = ()  # the event types its outbox relay publishes (events.<type>)
     provider: tuple[str, ...] = ()  # the PROVIDER subjects it stores the providers' verified messages on
@@ -297,7 +297,7 @@ class BusUse:
     def creates(self) -> tuple[str, ...]:
         """The streams this process creates when missing: those it publishes to."""
         return (*((EVENTS_STREAM,) if self.events else ()), *((PROVIDER_STREAM,) if self.provider else ()),
-                *((DEADLETTER_STREAM,) if self.consumers else ()))
+                *((DEADLETTER_STREAM,) if self.consumers or self.events else ()))
 
 
 BUS: dict[str, BusUse] = {
@@ -344,6 +344,12 @@ BUS: dict[str, BusUse] = {
     "webhooks": BusUse(),  # its test event goes straight to the partner, never on the bus
     "webhooks-dispatcher": BusUse(consumers=(Consumer("webhooks-dispatcher", "events.>"),)),
 }
+
+
+def relay_consumer(process: str) -> str:
+    """The name an outbox relay's dead letters are stored under, as a consumer's are (`deadletter.EVENTS.<it>`:
+    core.outbox, core.nats_auth): an event of `process`'s outbox that NATS never takes."""
+    return f"outbox-{process}"
 
 
 def may_publish_event(process: str, event_type: str) -> bool:

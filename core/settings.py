@@ -256,6 +256,10 @@ class Settings(BaseSettings):
     # from 0.5 s span about 14 minutes.
     consumer_max_deliver: PositiveInt = Field(20, alias="CONSUMER_MAX_DELIVER")
     consumer_retry_seconds: PositiveFloat = Field(0.5, alias="CONSUMER_RETRY_SECONDS")
+    # The outbox relay's passes on which the event at the head of its outbox was refused while NATS took those after
+    # it, before the relay stores it as a dead letter and goes on (core.outbox.poisoned): 5 take about 13 s with
+    # the relay's backoff, which an outage, refusing all, never counts toward.
+    outbox_poison_after: PositiveInt = Field(5, alias="OUTBOX_POISON_AFTER")
     log_level: Annotated[LogLevel, BeforeValidator(str.upper)] = Field("INFO", alias="LOG_LEVEL")
     # Peers whose X-Forwarded-For header is trusted (the load balancer or ingress controller): addresses or ranges.
     trusted_proxies: Annotated[Networks, NoDecode, BeforeValidator(_networks)] = Field((), alias="TRUSTED_PROXIES")

@@ -81,6 +81,9 @@ TEST_ENV = {
     "EVAL_POLL_SECONDS": "0.1",
     # a communication job claimed by a scheduler that died is due again after 3 s
     "RUNS_LEASE_SECONDS": "3",
+    # an outbox event NATS refuses while taking the next ones is set aside after 2 passes, about 4 s
+    # (tests/integration/test_outbox_dead_letters.py)
+    "OUTBOX_POISON_AFTER": "2",
     # the sales pipeline's runner works only when a test calls POST /api/sdr/runner
     "SDR_RUNNER_POLL_SECONDS": "86400"}
 

@@ -13,6 +13,13 @@ work-queue stream too) and is not sent for a handler's termination. So JetStream
 (max_deliver -1, core.bus): the consumer alone decides, with the error in hand, and a dead letter it fails to store
 is retried with the message rather than lost.
 
+An outbox relay (core.outbox) stores one too, under the consumer name `outbox-<service>` (core.registry.
+relay_consumer) on stream EVENTS: an event at the head of its outbox that NATS refused on OUTBOX_POISON_AFTER passes
+while taking the events after it (a type its service's user may not publish, a subject no stream stores), which
+would otherwise hold every later event of the service; its `sequence` is the outbox row's id (it never reached the
+stream), and only once the dead letter is stored is the row marked published (its headers say so). Its replay
+publishes the event on its subject for the first time (core.nats_auth.operator_permissions).
+
 `python -m core.deadletters list|show|replay|drop` is the operator's command (core.deadletters.command; README,
 "Operations: dead letters").
 """
@@ -58,7 +65,7 @@ class DeadLetter:
     stream: str
     consumer: str
     subject: str  # the original subject, where a replay publishes it again
-    sequence: int  # on `stream`
+    sequence: int  # on `stream` (an outbox relay's: its row's id in the outbox, never having reached the stream)
     deliveries: int
     error_type: str
     error: str
@@ -158,10 +165,12 @@ class Filter:
 
 # -- on the stream (a JetStream context of an identity allowed DEADLETTERS: a consumer's process, the operator) ----
 
-async def store(js: JetStreamContext, letter: DeadLetter, timeout: float) -> None:
-    """Put the dead letter on DEADLETTERS, acknowledged by JetStream before this returns (raises otherwise)."""
-    await js.publish(letter.dead_subject, letter.to_json(), stream=STREAM, timeout=timeout,
-                     headers={"Nats-Msg-Id": letter.message_id})
+async def store(js: JetStreamContext, letter: DeadLetter, timeout: float) -> int:
+    """Put the dead letter on DEADLETTERS, acknowledged by JetStream before this returns (raises otherwise); its
+    sequence there (the first one's, when stored again within the duplicate window)."""
+    ack = await js.publish(letter.dead_subject, letter.to_json(), stream=STREAM, timeout=timeout,
+                           headers={"Nats-Msg-Id": letter.message_id})
+    return ack.seq
 
 
 async def stored(js: JetStreamContext, which: Filter) -> list[tuple[int, DeadLetter]]:

@@ -172,7 +172,10 @@ async def test_with_a_pooler_the_operators_command_prints_the_pooled_and_the_dir
 async def test_a_commit_to_a_services_outbox_wakes_its_listeners_under_its_role(stack):
     """The outbox's NOTIFY (core.outbox.notify_trigger) fires for a role's insert, and the role may LISTEN: the
     relays of every replica still wake on a commit. The event, of a type calls may not publish (NATS refuses it), is
-    deleted after: the relay publishes in order, and would hold every later event of calls behind it."""
+    still deleted after, though the relay no longer holds every later event of calls behind it for ever: it sets it
+    aside as a dead letter (tests/integration/test_outbox_dead_letters.py), but only once it has been refused while
+    later events were taken (core.outbox.poisoned), so during some later test, whose calls events it would hold
+    for two passes and whose ledger would count that dead letter (tests/integration/test_soak_ledger.py)."""
     listener = await connect_as(stack, "calls")
     woken = asyncio.Event()
     await listener.add_listener(channel("calls"), lambda *_: woken.set())

@@ -53,17 +53,22 @@ def test_a_process_may_publish_only_its_own_subjects():
             if stream in (registry.EVENTS_STREAM, registry.PROVIDER_STREAM)}
 
 
-def test_each_consumer_may_store_its_own_dead_letters_and_the_operator_read_and_replay_them():
-    consumers = {p: [c.durable for c in use.consumers] for p, use in registry.BUS.items()}
-    for process, durables in consumers.items():
+def test_each_consumer_and_outbox_relay_may_store_its_own_dead_letters_and_the_operator_read_and_replay_them():
+    for process, use in registry.BUS.items():
         dead = [s for s in _allowed(process, "publish") if s.startswith("deadletter.")]
-        assert dead == [f"deadletter.{c.stream}.{c.durable}" for c in registry.BUS[process].consumers]
-        assert ("$JS.API.STREAM.CREATE.DEADLETTERS" in _allowed(process, "publish")) == bool(durables)
+        # an outbox relay's too (core.outbox: an event NATS never takes, set aside), under its own name
+        relayed = [f"deadletter.EVENTS.outbox-{process}"] if use.events else []
+        assert dead == [*(f"deadletter.{c.stream}.{c.durable}" for c in use.consumers), *relayed]
+        # DEADLETTERS is created by whoever stores on it, so a service with an outbox and no consumer could too
+        assert ("$JS.API.STREAM.CREATE.DEADLETTERS" in _allowed(process, "publish")) == bool(use.consumers or use.events)
+        assert ("$JS.API.STREAM.INFO.DEADLETTERS" in _allowed(process, "publish")) == bool(use.consumers or use.events)
     operator = nats_auth.operator_permissions()
     assert operator["subscribe"]["allow"] == ["_INBOX.deadletters-operator.>"]
     allowed = operator["publish"]["allow"]
     assert {"$JS.API.STREAM.MSG.GET.DEADLETTERS", "$JS.API.STREAM.MSG.DELETE.DEADLETTERS",
             "events.workspace.teardown_completed", "provider.voice.messages"} <= set(allowed)
+    # a relay's dead letter is replayed on events.<type>, whatever its type: the webhooks dispatcher reads events.>
+    assert "events.>" in allowed
     # a replay goes to a subject some consumer reads; nothing of the streams' or consumers' management
     assert not [s for s in allowed if s.startswith(("deadletter.", "switchboard.", ">"))
                 or ".CONSUMER." in s or ".STREAM.CREATE." in s or ".STREAM.DELETE." in s]
