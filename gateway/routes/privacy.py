@@ -14,7 +14,7 @@ from switchboard.v1 import accounts_pb2
 ACCOUNTS = "switchboard.v1.Accounts"
 V1 = "/api/v1/privacy/erasures"
 READ, WRITE = "privacy:read", "privacy:write"
-ERRORS = ("unauthorized", "forbidden", "bad_request", "validation_error")
+ERRORS = ("unauthorized", "forbidden", "bad_request")
 JOB = ("The erasure runs as a job in the background, claimed under a lease by one replica of the accounts service at "
        "a time, step by step: sdr (leads, their scores, notes, bookings), calls (calls, transcripts, recordings and "
        "tool-call arguments, here and at the voice provider), messaging (texts, emails, consent; the phone put on the "
@@ -59,7 +59,7 @@ async def list_erasures(ctx: RequestContext) -> Reply:
 ROUTES = [
     Route("POST", V1, create, "Erase a person's data everywhere (a job)", "privacy", scope=WRITE,
           body=ERASURE_CREATE, response="Erasure", status=202, creates=Creates("erasure_id"),
-          validation_code="validation_error", errors=(*ERRORS, "conflict"), rpcs=(f"{ACCOUNTS}/CreateErasure",),
+          validation_code="validation_error", errors=(*ERRORS, "validation_error", "invalid_request", "conflict"), rpcs=(f"{ACCOUNTS}/CreateErasure",),
           own_replies={200: "An erasure of the same person (the same phone and email) is already queued or running "
                             "in the business: that one, as it stands"},
           headers={IDEMPOTENCY_HEADER: {
@@ -76,7 +76,7 @@ ROUTES = [
           "with that one. " + JOB),
     Route("GET", V1, list_erasures, "List erasures newest first, or read one with ?id=", "privacy", scope=READ,
           query=page_query(50, 100, id=UUID, business_id=BUSINESS), response=("ErasureList", "Erasure"),
-          read_one=get_erasure, errors=(*ERRORS, "not_found", "invalid_request"),
+          read_one=get_erasure, errors=(*ERRORS, "not_found"),
           rpcs=(f"{ACCOUNTS}/ListErasures", f"{ACCOUNTS}/GetErasure"),
           description="Across the key's businesses (or the one business_id names). With ?id=: the erasure itself "
           "(schema Erasure); another business's is 404 not_found. " + JOB),

@@ -3,7 +3,7 @@
 `create` stores a job leased to this process and starts it at once in the background (a new erasure does not wait
 for the runner's next round); `ErasureRunner` claims the jobs that are due (a retry's time has come, or a runner
 died and its lease ran out) so that any number of replicas run each once. A job runs under its row's lease
-(core.leases): each step calls its service (the port, personal_data.py) with no transaction or connection held, then
+(core.leases, renewed as each step is stored): each step calls its service (the port, personal_data.py) with no transaction or connection held, then
 stores the step's report and the ids it found in a short transaction guarded by the lease, so a crash between the
 two repeats a step, which is safe to repeat, and a job taken over resumes at the first step not done. A step that
 fails leaves the job queued with its error and next attempt (domain.retry_delay); after the settings' attempts it
@@ -33,7 +33,9 @@ from switchboard.v1 import accounts_pb2
 log = logging.getLogger(__name__)
 
 ACTOR = "privacy-erasure"
-LEASE = timedelta(seconds=300)  # longer than every step's deadline together: a live runner keeps its job
+# A job's lease, renewed each time a step's report is stored: longer than any one step's deadline (ErasePerson's, 30 s)
+# with room, so a live runner keeps its job and a dead one's is taken over within this.
+LEASE = timedelta(seconds=90)
 CLAIM_BATCH = 5
 ERROR_MAX = 500
 # What is cleared when a job is over: the raw subject and the fingerprint made of it (the masked forms stay).
@@ -193,8 +195,11 @@ class Erasures:
                                 **leases.RELEASED)
 
     async def _save(self, job: ErasureRecord, token: str, **values: Any) -> ErasureRecord | None:
+        """The job after `values`, its lease renewed unless they release it (None: another runner took it over)."""
+        now = utcnow()
         async with self.uow.transaction() as work:
-            return await work.erasures.leased_update(job.id, token, {"updated_at": utcnow(), **values})
+            return await work.erasures.leased_update(job.id, token, {
+                "updated_at": now, "lease_until": now + self.lease, **values})
 
 
 class ErasureRunner(Periodic):
