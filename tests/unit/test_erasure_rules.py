@@ -98,3 +98,27 @@ def test_retries_double_up_to_an_hour_and_give_up_at_the_limit():
     assert [domain.retry_delay(n, 10) for n in (1, 2, 3)] == [timedelta(seconds=s) for s in (10, 20, 40)]
     assert domain.retry_delay(50, 10) == domain.MAX_RETRY_DELAY == timedelta(hours=1)
     assert not domain.gives_up(19, 20) and domain.gives_up(20, 20)
+
+
+def test_an_erasure_is_answered_masked_with_its_report_in_step_order():
+    from datetime import UTC, datetime
+
+    from services.accounts.privacy.servicer import erasure_message
+    from services.accounts.records import ErasureRecord
+
+    at = datetime(2026, 11, 29, 19, 0, tzinfo=UTC)
+    job = ErasureRecord(
+        id="e1", business_id="b1", status=domain.COMPLETED, phones=None, emails=None, subject_key=None,
+        phone_masked="+*******0123", email_masked=None, suppress=True,
+        reports={"calls": [{"what": "calls.call", "action": "deleted", "count": 1}],
+                 "sdr": [{"what": "sdr.lead", "action": "deleted", "count": 1}]},
+        found={}, idempotency_key=None, request_hash=None, attempts=1, error=None, next_attempt_at=at,
+        lease_token=None, created_at=at, completed_at=at)
+    answered = erasure_message(job)
+    assert [(s.service, s.what) for s in answered.report] == [("sdr", "sdr.lead"), ("calls", "calls.call")]
+    assert list(answered.steps_done) == ["sdr", "calls"]
+    assert answered.phone_masked == "+*******0123" and not answered.HasField("email_masked")
+    assert not answered.HasField("next_attempt_at") and answered.HasField("completed_at")
+    queued = erasure_message(ErasureRecord(**{**job.__dict__, "status": domain.QUEUED, "completed_at": None,
+                                              "error": "calls step failed: unavailable: down"}))
+    assert queued.HasField("next_attempt_at") and queued.error.startswith("calls step failed")
