@@ -16,7 +16,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from switchboard.v1 import events_pb2
+from switchboard.v1 import accounts_pb2, events_pb2
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ CATALOGUE: tuple[EventType, ...] = (
     EventType("booking.rescheduled", events_pb2.BookingRescheduled),
     EventType("booking.canceled", events_pb2.BookingCanceled),
     EventType("webhook.test", events_pb2.WebhookTest),
+    # An erasure of a person is done (services.accounts.privacy): partners erase their own copies. Its payload is
+    # the accounts service's (accounts.proto, beside the erasure it reports).
+    EventType("erasure.completed", accounts_pb2.ErasureCompleted),
     EventType("agent.prompt_changed", events_pb2.AgentPromptChanged, partner=False),
     EventType("workspace.standing_changed", events_pb2.WorkspaceStandingChanged, partner=False),
     EventType("workspace.owner_notice", events_pb2.OwnerNotice, partner=False),

@@ -306,7 +306,7 @@ BUS: dict[str, BusUse] = {
                     subscribes=(RATELIMIT_TAKEN_SUBJECT, AUTH_INVALIDATE_SUBJECT)),
     "accounts": BusUse(
         events=("workspace.paused", "workspace.canceled", "workspace.teardown_completed",
-                       "workspace.standing_changed", "workspace.owner_notice"),
+                       "workspace.standing_changed", "workspace.owner_notice", "erasure.completed"),
         consumers=(Consumer("accounts-payment-events", "provider.payments.events", PROVIDER_STREAM),
                    Consumer("accounts-call-usage", "events.call.*"),
                    Consumer("accounts-standing-invalidation", "events.workspace.standing_changed")),

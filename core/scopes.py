@@ -15,6 +15,8 @@ ALL_SCOPES = (
     "events:read", "events:replay",
     "lifecycle:write",
     "sdr:read", "sdr:write",
+    # Erasure of a person (POST /api/v1/privacy/erasures): never a default, a key must be given them.
+    "privacy:read", "privacy:write",
     "*",
 )
 DEFAULT_SCOPES = (

@@ -426,6 +426,11 @@ class Settings(BaseSettings):
     # retry delay of a provisioning step (doubling up to 64 times it).
     billing_interval_seconds: PositiveFloat = Field(30.0, alias="BILLING_INTERVAL_SECONDS")
     provisioning_retry_seconds: PositiveFloat = Field(5.0, alias="PROVISIONING_RETRY_SECONDS")
+    # Erasures of a person (services.accounts.privacy): how often the runner looks for due ones (a new one starts at
+    # once), and the first retry delay of a failed step (doubling, up to an hour; failed after ERASURE_MAX_ATTEMPTS).
+    erasure_interval_seconds: PositiveFloat = Field(10.0, alias="ERASURE_INTERVAL_SECONDS")
+    erasure_retry_seconds: PositiveFloat = Field(10.0, alias="ERASURE_RETRY_SECONDS")
+    erasure_max_attempts: PositiveInt = Field(20, alias="ERASURE_MAX_ATTEMPTS")
     # Eval runs: how many of this process's runs may be in flight at the voice provider at once (its rate limit is
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")

@@ -13,6 +13,7 @@ from gateway.routes import (
     messaging,
     meta,
     numbers,
+    privacy,
     providers,
     runs,
     sdr,
@@ -25,4 +26,4 @@ def rest_routes() -> list[Route]:
     return [*meta.ROUTES, *accounts.ROUTES, *sessions.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES,
             *leads.ROUTES, *bookings.ROUTES,
             *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES,
-            *analytics.ROUTES, *webhooks.ROUTES, *providers.ROUTES]
+            *analytics.ROUTES, *webhooks.ROUTES, *privacy.ROUTES, *providers.ROUTES]

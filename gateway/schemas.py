@@ -403,6 +403,22 @@ LIST_FIELDS = ("id", "conversation_id", "status", "direction", "duration", "agen
 
 BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
 
+# -- privacy: erasure of a person (gateway.routes.privacy) ------------------------------------------------------------
+
+ERASURE_CREATE = {**_obj({
+    "business_id": BUSINESS,
+    "phone": {"type": "string", "minLength": 1, "maxLength": 40,
+              "description": "E.164, or the national format of the business's country (that of its phone_forward_to; "
+              "US without one)", "examples": ["+14155550123", "(415) 555-0123"]},
+    "email": {"type": "string", "minLength": 1, "maxLength": 254, "description": "checked and lower-cased",
+              "examples": ["dana.reyes@example.com"]},
+    "suppress": {"type": "boolean", "default": True,
+                 "description": "put the phone on the business's do-not-contact list (kept as a hash) so the person "
+                 "is not called or texted again; false only when they asked to be contacted again later"},
+}), "description": "at least one of phone and email",
+    "examples": [{"phone": "+14155550123", "email": "dana.reyes@example.com"}, {"phone": "(415) 555-0123",
+                                                                               "suppress": False}]}
+
 # -- communication runs ----------------------------------------------------------------------
 
 _TOUCH = {**_obj({
@@ -1093,6 +1109,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                                         "description": "without their messages (read one with ?id=)"}, **PAGE_FIELDS},
                              ("evals", *PAGE_FIELDS)),
     "EmailList": _obj({"emails": {"type": "array", "items": _ref("Email")}, **PAGE_FIELDS}, ("emails", *PAGE_FIELDS)),
+    "ErasureRequest": ERASURE_CREATE,
+    "Erasure": {**schema_of(accounts_pb2.Erasure), "examples": [{
+        "id": "6f1c2a8e-3b7d-4c1e-9a55-0d2e8f4b7c11", "business_id": "0b9d6c3e-2f4a-4e8b-8c1d-5a7e9f0b2c34",
+        "status": "completed", "phone_masked": "+*******0123", "email_masked": "***@example.com", "suppress": True,
+        "created_at": "2026-11-29T19:00:00Z", "completed_at": "2026-11-29T19:00:04Z",
+        "report": [{"service": "sdr", "what": "sdr.lead", "action": "deleted", "count": 1},
+                   {"service": "calls", "what": "calls.transcript", "action": "redacted", "count": 2},
+                   {"service": "messaging", "what": "messaging.dnc", "action": "suppressed", "count": 1}],
+        "steps_done": ["sdr", "calls", "messaging", "webhooks"], "attempts": 0, "error": None,
+        "next_attempt_at": None}]},
+    "ErasureList": _obj({"erasures": {"type": "array", "items": _ref("Erasure")}, **PAGE_FIELDS},
+                        ("erasures", *PAGE_FIELDS)),
     "Health": _obj({
         "status": {"type": "string", "enum": ["ok", "degraded"]},
         "api": {"type": "string"},

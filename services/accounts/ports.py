@@ -10,6 +10,8 @@ sub-packages that import the kernel and never each other (an import-linter contr
   balances, the billing worker (what is paid and used);
 - provisioning: the saga that gives a paid signup its agent and number (what a signup gets);
 - workspaces: reading, creating and changing workspaces (what an account holds).
+- privacy: erasures of a person across the services holding personal data, run as claimed jobs (what an account
+  may ask to be forgotten).
 
 A part that needs another's use case names it here as a Protocol; servicer.build hands each part the other's
 implementation."""

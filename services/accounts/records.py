@@ -309,3 +309,29 @@ class X402Payment:
     last_error: str | None
     created_at: datetime
     settled_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class ErasureRecord:
+    """An erasure of a person (schema.erasures) as its runner and its readers see it, with the lease it runs under.
+    `phones`, `emails` and `request_hash` are None once it is over (completed or failed)."""
+
+    id: str
+    business_id: str
+    status: str
+    phones: list[str] | None
+    emails: list[str] | None
+    subject_key: str | None
+    phone_masked: str | None
+    email_masked: str | None
+    suppress: bool
+    reports: dict[str, list[dict[str, Any]]]
+    found: dict[str, list[str]]
+    idempotency_key: str | None
+    request_hash: str | None
+    attempts: int
+    error: str | None
+    next_attempt_at: datetime
+    lease_token: str | None
+    created_at: datetime
+    completed_at: datetime | None

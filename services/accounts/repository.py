@@ -7,8 +7,9 @@ rotated hash, the gateways' usage appended). They only store and find; the rules
 
 `SqlAccounts` and `PooledAccounts` are the production ones, over store.py (the same statements); the fast test
 tier has in-memory ones (tests/memory/accounts.py), and the same behaviour tests run on both
-(tests/storage_contracts.py). Billing (billing_repository.py), OAuth (oauth_repository.py) and the provisioning saga
-(provisioning_repository.py) have their own repositories on the same unit."""
+(tests/storage_contracts.py). Billing (billing_repository.py), OAuth (oauth_repository.py), the provisioning saga
+(provisioning_repository.py) and the erasures of a person (privacy_repository.py) have their own repositories on the
+same unit."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta
@@ -23,6 +24,7 @@ from core.uow import Connections, Database, Unit, UnitOfWork
 from services.accounts import store
 from services.accounts.billing_repository import SqlBilling, business_record
 from services.accounts.oauth_repository import OAuthRepository, SqlOAuth
+from services.accounts.privacy_repository import SqlErasures
 from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.records import (
     ApiKeyRecord,
@@ -265,6 +267,7 @@ class AccountsUnit(Unit):
         self.billing = SqlBilling(handle)
         self.oauth: OAuthRepository = SqlOAuth(handle)
         self.provisioning = SqlProvisioning(handle)
+        self.erasures = SqlErasures(handle)
 
 
 def accounts_units(connections: Connections) -> UnitOfWork[AccountsUnit]:

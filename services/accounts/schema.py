@@ -183,6 +183,44 @@ provisionings = sa.Table(
     sa.Index("provisionings_due", "next_attempt_at", postgresql_where=sa.text("status IN ('pending', 'retrying')")),
 )
 
+# -- erasure of a person (services.accounts.privacy; statements in privacy_repository) --
+
+# A job per erasure request, run step by step (sdr, calls, messaging, webhooks) under its lease. The subject (phones,
+# emails) is kept only while the job is not over: completed or failed, they are cleared and only the masked forms
+# stay (the suppression is the messaging service's hash of the number), and so is the request's fingerprint.
+erasures = sa.Table(
+    "erasures", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, sa.ForeignKey(businesses.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("status", sa.Text, nullable=False),  # privacy.domain.STATUSES
+    sa.Column("phones", ARRAY(sa.Text)),  # E.164; null once over
+    sa.Column("emails", ARRAY(sa.Text)),  # lower case; null once over
+    # The subject as one text ("<phone>|<email>"), for "one erasure of a subject at a time"; null once over.
+    sa.Column("subject_key", sa.Text),
+    sa.Column("phone_masked", sa.Text),
+    sa.Column("email_masked", sa.Text),
+    sa.Column("suppress", sa.Boolean, nullable=False),
+    # {service: [{what, action, count}]} of the steps done, in privacy.domain.STEPS order.
+    sa.Column("reports", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
+    # The ids the steps found ({lead_ids, call_ids, message_ids}), passed on to the steps after.
+    sa.Column("found", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
+    sa.Column("idempotency_key", sa.Text),
+    sa.Column("request_hash", sa.Text),  # null once over
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("error", sa.Text),
+    sa.Column("next_attempt_at", Ts, nullable=False),
+    *lease_columns(),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    sa.Column("completed_at", Ts),
+    sa.Index("erasures_due", "next_attempt_at", postgresql_where=sa.text("status IN ('queued', 'running')")),
+    sa.Index("erasures_business", "business_id", "created_at"),
+    sa.Index("erasures_idempotency", "business_id", "idempotency_key", unique=True,
+             postgresql_where=sa.text("idempotency_key IS NOT NULL")),
+    sa.Index("erasures_one_per_subject", "business_id", "subject_key", unique=True,
+             postgresql_where=sa.text("status IN ('queued', 'running')")),
+)
+
 # -- OAuth sign-in for the assistant connector (queries in oauth_store, rules in oauth_domain) --
 
 oauth_clients = sa.Table(

@@ -1,6 +1,6 @@
 """The Accounts gRPC service: one servicer per part, composed (the parts and how they meet: services.accounts.ports).
 
-identity, billing and workspaces each answer their own RPCs in their own servicer class, over their own use cases
+identity, billing, workspaces and privacy each answer their own RPCs in their own servicer class, over their own use cases
 (provisioning answers none: its saga shows in a workspace's reply). They stay one `Accounts` gRPC service with one
 proto, as sdr's capabilities do (services.sdr.servicer): the gateway and the other services call these RPCs through
 one client, deadline table and caller rules (core.registry). `AccountsServicer` is the composition gRPC registers;
@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from core import registry
 from core.bus import PROVIDER_STREAM, EventBus
 from core.grpc_server import Runtime
 from core.settings import Settings
@@ -29,6 +30,9 @@ from services.accounts.identity.oauth_service import OAuth
 from services.accounts.identity.service import Identity
 from services.accounts.identity.servicer import IdentityServicer
 from services.accounts.identity.sign_in import SignInLinks
+from services.accounts.privacy.personal_data import GrpcPersonalData
+from services.accounts.privacy.service import ErasureRunner, Erasures
+from services.accounts.privacy.servicer import PrivacyServicer
 from services.accounts.provisioning.service import Provisioning
 from services.accounts.repository import AccountsUnit, HotPath, PooledAccounts, accounts_units, retention_rules
 from services.accounts.workspaces.service import Workspaces
@@ -57,15 +61,17 @@ def wire(s: Settings, uow: UnitOfWork[AccountsUnit], hot: HotPath, bus: EventBus
                          Usage(uow, hot, agents), Workspaces(uow, hot, billing.workspaces, identity), billing)
 
 
-class AccountsServicer(IdentityServicer, BillingServicer, WorkspacesServicer, accounts_pb2_grpc.AccountsServicer):
+class AccountsServicer(IdentityServicer, BillingServicer, WorkspacesServicer, PrivacyServicer,
+                       accounts_pb2_grpc.AccountsServicer):
     """The parts' servicers as the one Accounts service, each given its own use cases."""
 
-    def __init__(self, parts: AccountsParts, oauth: OAuth, sign_in: SignInLinks):
+    def __init__(self, parts: AccountsParts, oauth: OAuth, sign_in: SignInLinks, erasures: Erasures):
         IdentityServicer.__init__(self, parts.identity, oauth, sign_in)
         b = parts.billing
         BillingServicer.__init__(self, parts.signup, parts.usage, b.payments, Checkouts(b.payments.uow, b.payments),
                                  b.x402, sign_in)
         WorkspacesServicer.__init__(self, parts.workspaces)
+        PrivacyServicer.__init__(self, erasures)
 
 
 def build(runtime: Runtime) -> AccountsServicer:
@@ -88,4 +94,10 @@ def build(runtime: Runtime) -> AccountsServicer:
     runtime.on_stop.append(documents.close)
     sign_in = SignInLinks(parts.identity, configured.mail(s))
     runtime.on_stop.append(sign_in.close)
-    return AccountsServicer(parts, OAuth(parts.identity, documents), sign_in)
+    # Erasures of a person: started at once by their request, and claimed by the runner when due (a retry, or a job
+    # whose runner died), across the services holding personal data.
+    erasures = Erasures(accounts_units(runtime.db),
+                        GrpcPersonalData({name: runtime.client(name) for name in registry.PERSONAL_DATA_SERVICES}),
+                        retry_seconds=s.erasure_retry_seconds, max_attempts=s.erasure_max_attempts)
+    runtime.run(ErasureRunner(erasures, s.erasure_interval_seconds))
+    return AccountsServicer(parts, OAuth(parts.identity, documents), sign_in, erasures)

@@ -232,6 +232,12 @@ async def _eval_by_id(w: World) -> Request:
     return Request(params={"id": await _new_eval(w)})
 
 
+async def _erasure_by_id(w: World) -> Request:
+    """An erasure of A's (of a number nobody uses: it finds nothing)."""
+    made = await w.ok("POST", "/api/v1/privacy/erasures", json={"business_id": w.a_business, "phone": fresh_phone()})
+    return Request(params={"id": made["id"]})
+
+
 async def _eval_run(w: World) -> Request:
     eval_id = await _new_eval(w)
     made = await w.ok("POST", "/api/v1/evals/run", json={"eval_id": eval_id, "wait": False})
@@ -334,6 +340,10 @@ CASES: dict[tuple[str, str], Case] = {
                                                         "subject": "Hi", "body": "Hello.", "approve": False}),
                                      FORBIDDEN),
     ("POST", "/api/v1/emails/approve"): Case(_held_email, NOT_FOUND),
+    # privacy
+    ("POST", "/api/v1/privacy/erasures"): Case(_r(json=lambda w: {"business_id": w.a_business,
+                                                                  "phone": fresh_phone()}), FORBIDDEN),
+    ("GET", "/api/v1/privacy/erasures"): Case(_erasure_by_id, NOT_FOUND),
     ("GET", "/api/v1/compliance/decisions"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
     ("GET", "/api/v1/emails"): Case(_r(), "lists the caller's own businesses' emails"),
     # evals

@@ -14,7 +14,7 @@ def test_partners_are_offered_the_specs_events_and_the_communication_runs_own():
         "dispatcher.briefing_created", "phone_number.assigned", "phone_number.released", "workspace.paused",
         "workspace.canceled", "workspace.teardown_completed", "communication.touch_completed",
         "communication.touch_failed", "communication.touch_deferred", "communication.run_ended", "booking.created",
-        "booking.rescheduled", "booking.canceled", "webhook.test")
+        "booking.rescheduled", "booking.canceled", "webhook.test", "erasure.completed")
     assert "agent.prompt_changed" not in events.PARTNER_EVENT_TYPES
     payloads = [e.payload for e in events.CATALOGUE if e.payload is not None]
     assert len(set(payloads)) == len(payloads), "one payload message per event type"

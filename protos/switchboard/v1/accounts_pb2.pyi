@@ -691,3 +691,99 @@ class RevokeOAuthConnectionReply(_message.Message):
     ACCOUNT_ID_FIELD_NUMBER: _ClassVar[int]
     account_id: str
     def __init__(self, account_id: _Optional[str] = ...) -> None: ...
+
+class CreateErasureRequest(_message.Message):
+    __slots__ = ("business_id", "phone", "email", "suppress", "idempotency_key")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    PHONE_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_FIELD_NUMBER: _ClassVar[int]
+    SUPPRESS_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    phone: str
+    email: str
+    suppress: bool
+    idempotency_key: str
+    def __init__(self, business_id: _Optional[str] = ..., phone: _Optional[str] = ..., email: _Optional[str] = ..., suppress: _Optional[bool] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class ErasureStep(_message.Message):
+    __slots__ = ("service", "what", "action", "count")
+    SERVICE_FIELD_NUMBER: _ClassVar[int]
+    WHAT_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    service: str
+    what: str
+    action: str
+    count: int
+    def __init__(self, service: _Optional[str] = ..., what: _Optional[str] = ..., action: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
+
+class Erasure(_message.Message):
+    __slots__ = ("id", "business_id", "status", "phone_masked", "email_masked", "suppress", "created_at", "completed_at", "report", "steps_done", "attempts", "error", "next_attempt_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PHONE_MASKED_FIELD_NUMBER: _ClassVar[int]
+    EMAIL_MASKED_FIELD_NUMBER: _ClassVar[int]
+    SUPPRESS_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_AT_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    STEPS_DONE_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    business_id: str
+    status: str
+    phone_masked: str
+    email_masked: str
+    suppress: bool
+    created_at: _timestamp_pb2.Timestamp
+    completed_at: _timestamp_pb2.Timestamp
+    report: _containers.RepeatedCompositeFieldContainer[ErasureStep]
+    steps_done: _containers.RepeatedScalarFieldContainer[str]
+    attempts: int
+    error: str
+    next_attempt_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., status: _Optional[str] = ..., phone_masked: _Optional[str] = ..., email_masked: _Optional[str] = ..., suppress: _Optional[bool] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., report: _Optional[_Iterable[_Union[ErasureStep, _Mapping]]] = ..., steps_done: _Optional[_Iterable[str]] = ..., attempts: _Optional[int] = ..., error: _Optional[str] = ..., next_attempt_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class CreatedErasure(_message.Message):
+    __slots__ = ("erasure", "existing")
+    ERASURE_FIELD_NUMBER: _ClassVar[int]
+    EXISTING_FIELD_NUMBER: _ClassVar[int]
+    erasure: Erasure
+    existing: bool
+    def __init__(self, erasure: _Optional[_Union[Erasure, _Mapping]] = ..., existing: _Optional[bool] = ...) -> None: ...
+
+class GetErasureRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class ListErasuresRequest(_message.Message):
+    __slots__ = ("page", "business_id")
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    page: _common_pb2.PageRequest
+    business_id: str
+    def __init__(self, page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., business_id: _Optional[str] = ...) -> None: ...
+
+class ListErasuresReply(_message.Message):
+    __slots__ = ("erasures", "page")
+    ERASURES_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    erasures: _containers.RepeatedCompositeFieldContainer[Erasure]
+    page: _common_pb2.PageInfo
+    def __init__(self, erasures: _Optional[_Iterable[_Union[Erasure, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class ErasureCompleted(_message.Message):
+    __slots__ = ("erasure_id", "business_id", "report")
+    ERASURE_ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    erasure_id: str
+    business_id: str
+    report: _containers.RepeatedCompositeFieldContainer[ErasureStep]
+    def __init__(self, erasure_id: _Optional[str] = ..., business_id: _Optional[str] = ..., report: _Optional[_Iterable[_Union[ErasureStep, _Mapping]]] = ...) -> None: ...

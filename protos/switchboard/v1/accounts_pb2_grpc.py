@@ -190,6 +190,21 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionReply.FromString,
                 _registered_method=True)
+        self.CreateErasure = channel.unary_unary(
+                '/switchboard.v1.Accounts/CreateErasure',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.CreateErasureRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.CreatedErasure.FromString,
+                _registered_method=True)
+        self.GetErasure = channel.unary_unary(
+                '/switchboard.v1.Accounts/GetErasure',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.GetErasureRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.Erasure.FromString,
+                _registered_method=True)
+        self.ListErasures = channel.unary_unary(
+                '/switchboard.v1.Accounts/ListErasures',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListErasuresRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListErasuresReply.FromString,
+                _registered_method=True)
 
 
 class AccountsServicer:
@@ -429,6 +444,32 @@ class AccountsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateErasure(self, request, context):
+        """-- Erasure of a person (services.accounts.privacy): a job the accounts service runs across the services holding
+        personal data (core.registry.PERSONAL_DATA_SERVICES), claimed under a lease, retried with backoff.
+        Queues the erasure of a person (a phone and/or an email) of one of the caller's businesses and starts it; answers
+        the erasure of the same subject already queued or running (existing true), or the one an idempotency key made;
+        fails INVALID_ARGUMENT (validation_error) naming what to fix, PERMISSION_DENIED (forbidden) for a business not the
+        caller's, INVALID_ARGUMENT (bad_request) without a business_id for a key spanning several.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetErasure(self, request, context):
+        """One erasure of the caller's businesses; fails NOT_FOUND (not_found) for another business's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListErasures(self, request, context):
+        """The erasures of the caller's businesses (or the one named), newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -581,6 +622,21 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.RevokeOAuthConnection,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionReply.SerializeToString,
+            ),
+            'CreateErasure': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateErasure,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.CreateErasureRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.CreatedErasure.SerializeToString,
+            ),
+            'GetErasure': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetErasure,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.GetErasureRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.Erasure.SerializeToString,
+            ),
+            'ListErasures': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListErasures,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListErasuresRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.ListErasuresReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1399,6 +1455,87 @@ class Accounts:
             '/switchboard.v1.Accounts/RevokeOAuthConnection',
             switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.RevokeOAuthConnectionReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateErasure(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/CreateErasure',
+            switchboard_dot_v1_dot_accounts__pb2.CreateErasureRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.CreatedErasure.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetErasure(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/GetErasure',
+            switchboard_dot_v1_dot_accounts__pb2.GetErasureRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.Erasure.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListErasures(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/ListErasures',
+            switchboard_dot_v1_dot_accounts__pb2.ListErasuresRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.ListErasuresReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,38 @@
+"""What the erasure needs of the services holding personal data (core.registry.PERSONAL_DATA_SERVICES): each one's
+ErasePerson, as a port. `GrpcPersonalData` is the adapter over their RPCs (which only the accounts service may make);
+the orchestration's tests against the real database give the runner a scripted one (tests/service), never in an
+end-to-end test."""
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from services.accounts.privacy.domain import StepReport, StepRequest
+from switchboard.v1 import common_pb2
+
+
+class PersonalData(Protocol):
+    async def erase(self, service: str, request: StepRequest) -> StepReport:
+        """What `service` removed of the person; a refusal or an outage raises (core.errors.ServiceError for a
+        service's answer)."""
+
+
+def request_message(request: StepRequest) -> common_pb2.ErasureRequest:
+    return common_pb2.ErasureRequest(
+        business_id=request.business_id, erasure_id=request.erasure_id, phones=request.phones, emails=request.emails,
+        lead_ids=request.lead_ids, call_ids=request.call_ids, message_ids=request.message_ids,
+        suppress=request.suppress)
+
+
+def step_report(reply: common_pb2.ErasureReport) -> StepReport:
+    return StepReport(tuple({"what": i.what, "action": i.action, "count": i.count} for i in reply.items),
+                      tuple(reply.lead_ids), tuple(reply.call_ids), tuple(reply.message_ids))
+
+
+class GrpcPersonalData:
+    """`PersonalData` over the services' ErasePerson (clients acting for the current caller: the job's business)."""
+
+    def __init__(self, clients: dict[str, Any]):
+        self.clients = clients
+
+    async def erase(self, service: str, request: StepRequest) -> StepReport:
+        return step_report(await self.clients[service].ErasePerson(request_message(request)))

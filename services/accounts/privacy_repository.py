@@ -1,0 +1,80 @@
+"""The erasures' storage (schema.erasures): its statements and the repository the privacy part's use cases reach
+it by, on the connection of the caller's transaction or read. Claims follow the provisioning saga's (store.
+claim_due_provisionings): due rows, skipped when another runner is claiming them, leased in one statement."""
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from core import leases
+from core.pagination import Page, Paged, fetch_page
+from core.records import or_none, record
+from services.accounts.records import ErasureRecord
+from services.accounts.schema import businesses, erasures
+
+# The statuses a job is not over in (privacy.domain.QUEUED, RUNNING): the ones claimed, and one per subject.
+ACTIVE = ("queued", "running")
+
+
+def _read(row: Any) -> ErasureRecord:
+    return record(ErasureRecord, row._mapping)
+
+
+class SqlErasures:
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def add(self, **values: Any) -> ErasureRecord | None:
+        """The new job, or None when the business has an active one of the same subject or a job of the same
+        idempotency key (the unique indexes refuse it: read that one)."""
+        row = (await self.conn.execute(insert(erasures).values(**values).on_conflict_do_nothing()
+                                       .returning(erasures))).first()
+        return or_none(_read, row)
+
+    async def by_key(self, business_id: str, idempotency_key: str) -> ErasureRecord | None:
+        return or_none(_read, (await self.conn.execute(sa.select(erasures).where(
+            erasures.c.business_id == business_id, erasures.c.idempotency_key == idempotency_key))).first())
+
+    async def active_of(self, business_id: str, subject_key: str) -> ErasureRecord | None:
+        """The business's erasure of this subject still queued or running."""
+        return or_none(_read, (await self.conn.execute(sa.select(erasures).where(
+            erasures.c.business_id == business_id, erasures.c.subject_key == subject_key,
+            erasures.c.status.in_(ACTIVE)))).first())
+
+    async def get(self, erasure_id: str, business_ids: list[str] | tuple[str, ...]) -> ErasureRecord | None:
+        """The erasure if it is of one of these businesses."""
+        return or_none(_read, (await self.conn.execute(sa.select(erasures).where(
+            erasures.c.id == erasure_id, erasures.c.business_id.in_(business_ids)))).first())
+
+    async def page(self, business_ids: list[str] | tuple[str, ...], page: Page) -> Paged:
+        """A page of the businesses' erasures, newest first."""
+        paged = await fetch_page(self.conn, sa.select(erasures).where(erasures.c.business_id.in_(business_ids)),
+                                 erasures.c.created_at, erasures.c.id, page)
+        return paged.map(_read)
+
+    async def forward_to(self, business_id: str) -> str | None:
+        """The phone the business's calls are forwarded to (its country is the business's, for national numbers)."""
+        return await self.conn.scalar(sa.select(businesses.c.phone_forward_to).where(businesses.c.id == business_id))
+
+    async def claim_due(self, limit: int, lease: timedelta) -> list[ErasureRecord]:
+        """Up to `limit` jobs due to run (queued or running, next attempt passed, lease free: one whose runner died is
+        taken over once its lease runs out), each leased to the caller (its token in `lease_token`)."""
+        due = (sa.select(erasures.c.id)
+               .where(erasures.c.status.in_(ACTIVE), erasures.c.next_attempt_at <= sa.func.now(),
+                      leases.free(erasures))
+               .order_by(erasures.c.next_attempt_at).limit(limit).with_for_update(skip_locked=True))
+        rows = (await self.conn.execute(
+            erasures.update().where(erasures.c.id.in_(due.scalar_subquery()))
+            .values(lease_token=sa.func.gen_random_uuid(), lease_until=sa.func.now() + lease)
+            .returning(erasures))).all()
+        return [_read(row) for row in rows]
+
+    async def leased_update(self, erasure_id: str, token: str, values: dict[str, Any]) -> ErasureRecord | None:
+        """The job after `values`, or None when its lease is no longer `token`'s (another runner took it over)."""
+        return or_none(_read, (await self.conn.execute(
+            erasures.update().where(erasures.c.id == erasure_id, leases.held(erasures, token))
+            .values(**values).returning(erasures))).first())
