@@ -220,6 +220,18 @@ async def test_a_crash_after_the_providers_deletion_is_completed_by_the_repeat(
     assert (await calls.get(placed.id)).to_number == ERASED_NUMBER
 
 
+async def test_a_call_erased_while_it_was_being_placed_is_deleted_at_the_provider_once_placed(
+        calls, units, voice, voice_port, profile, business_id):
+    await voice.delay_next("POST", "/call", 0.2)
+    placing = asyncio.ensure_future(calls.create(NewCall(agent_id=profile.agent_id, to=CALLEE)))
+    await asyncio.sleep(0.05)  # recorded queued; the provider has not answered yet
+    report = await Erasure(units, voice_port).erase(request(business_id, [CALLEE]))
+    assert counts(report)["calls.call"] == 1 and counts(report)["provider.call"] == 0  # nothing there yet
+    placed = await placing
+    assert placed.erased_at is not None and placed.to_number == ERASED_NUMBER
+    assert (await voice.request("GET", f"/call/{placed.provider_call_id}"))[0] == 404
+
+
 async def test_messages_after_the_erasure_bring_nothing_personal_back(
         calls, lifecycle, units, database, voice_port, profile, business_id):
     placed = await calls.create(NewCall(agent_id=profile.agent_id, to=CALLEE, name="Sam Lee"))
