@@ -60,7 +60,8 @@ ERASED_NUMBER = "[erased]"
 ERASED_TEXT = "[erased]"
 # The columns an erased call never gets back, whoever writes (the end-of-call report above all).
 PERSONAL_COLUMNS = ("transcript", "recording_url", "summary", "structured_data", "name", "context", "first_message")
-NUMBER_COLUMNS = ("to_number", "from_number", "forwarded_to")
+PARTY_COLUMNS = ("to_number", "from_number")  # the two ends of the call
+NUMBER_COLUMNS = (*PARTY_COLUMNS, "forwarded_to")  # forwarded_to: the business's forward-to phone (a transfer's)
 PERSONAL_VARIABLES = ("name",)  # domain.enrichment's: the person's first name
 # What this service's events (events.proto: call.*, voicemail.received) carry of the other party.
 PERSONAL_EVENT_FIELDS = ("to", "from", "from_number", "summary", "transcript", "recording_url", "contact_name",
@@ -124,7 +125,7 @@ def without_personal(call: dict[str, Any], changes: dict[str, Any]) -> dict[str,
     columns (its status, timing and cost still move: billing needs them)."""
     if call.get("erased_at") is None:
         return changes
-    return {k: v for k, v in changes.items() if k not in PERSONAL_COLUMNS and k not in NUMBER_COLUMNS}
+    return {k: v for k, v in changes.items() if k not in PERSONAL_COLUMNS and k not in PARTY_COLUMNS}
 
 
 def for_events(call: dict[str, Any]) -> dict[str, Any]:

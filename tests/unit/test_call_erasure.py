@@ -60,10 +60,11 @@ def test_an_inbound_call_loses_its_caller_and_a_forward_to_phone_that_is_the_per
 
 def test_a_writer_changes_an_erased_call_but_nothing_personal():
     changes = {"status": "completed", "cost_cents": 12, "transcript": "AI: Hi Sam", "summary": "Sam called",
-               "recording_url": "https://r/1.wav", "structured_data": {"name": "Sam"}, "forwarded_to": CALLEE}
+               "recording_url": "https://r/1.wav", "structured_data": {"name": "Sam"}, "to_number": CALLEE,
+               "forwarded_to": "+14155550100"}
     assert erasure.without_personal(row(), changes) == changes
-    assert erasure.without_personal(row(erased_at=datetime.now(UTC)), changes) == {"status": "completed",
-                                                                                   "cost_cents": 12}
+    assert erasure.without_personal(row(erased_at=datetime.now(UTC)), changes) == {
+        "status": "completed", "cost_cents": 12, "forwarded_to": "+14155550100"}  # the business's own phone
 
 
 def test_an_erased_calls_events_name_no_one():
