@@ -112,6 +112,8 @@ async def test_a_person_is_erased_from_the_calls_here_and_at_the_provider_and_no
         assert not shown.get("transcript") and not shown.get("summary") and not shown.get("recording_url")
         status, gone, _ = await api.request("GET", "/api/v1/recordings", key=key, params={"call_id": call["id"]})
         assert status == 404 and gone["error"]["message"] == ERASED_RECORDING
+        status, html, _ = await account["dashboard"].request("GET", f"/dashboard/calls/{call['id']}")
+        assert status == 200 and "0191" not in html and "No recording: erased" in html
     _, page, _ = await api.request("GET", "/api/v1/calls", key=key, params={"agent_id": calling_agent["id"]})
     assert PERSON not in json.dumps(page)
     _, transcripts, _ = await api.request("GET", "/api/v1/transcripts", key=key)
