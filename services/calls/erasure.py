@@ -69,10 +69,12 @@ PERSONAL_EVENT_FIELDS = ("to", "from", "from_number", "summary", "transcript", "
 BATCH = 25  # calls deleted at the provider, then redacted in one transaction
 AT_ONCE = 5  # provider deletions in flight
 # The reply's lines, in order: (what, action).
-CALLS, TRANSCRIPTS, RECORDINGS = ("calls.call", "redacted"), ("calls.transcript", "redacted"), ("calls.recording",
-                                                                                               "redacted")
-PROVIDER_CALLS, TOOL_CALLS, OUTBOX = (("provider.call", "provider_deleted"), ("calls.tool_call_arguments", "redacted"),
-                                      ("calls.outbox", "redacted"))
+CALLS = ("calls.call", "redacted")  # the calls redacted
+TRANSCRIPTS = ("calls.transcript", "redacted")  # of those, the ones with a transcript
+RECORDINGS = ("calls.recording", "redacted")  # and with a recording
+PROVIDER_CALLS = ("provider.call", "provider_deleted")  # the provider's calls deleted (or found gone)
+TOOL_CALLS = ("calls.tool_call_arguments", "redacted")
+OUTBOX = ("calls.outbox", "redacted")  # this service's events that named them
 REPORT = (CALLS, TRANSCRIPTS, RECORDINGS, PROVIDER_CALLS, TOOL_CALLS, OUTBOX)
 
 
