@@ -130,4 +130,5 @@ async def test_only_the_accounts_service_may_erase(stack, calls_rpc):
     request = common_pb2.ErasureRequest(business_id=business_id, erasure_id=str(uuid.uuid4()), phones=[PERSON])
     with pytest.raises(grpc.aio.AioRpcError) as refused:
         await calls_rpc.ErasePerson(request, metadata=as_privacy_job(stack, business_id, "sdr"))
-    assert from_rpc_error(refused.value).code in ("forbidden", "unauthenticated")
+    error = from_rpc_error(refused.value)
+    assert error.code == "unauthorized" and "sdr may not call ErasePerson" in error.message
