@@ -208,6 +208,40 @@ class CallsRepositoryContract:
             assert await calls_in(conn).with_tool_calls([new_id()], call.id) is None  # another business's
             assert await calls_in(conn).with_tool_calls([business_id], new_id()) is None
 
+    async def test_a_persons_calls_are_found_by_the_other_partys_number_email_id_or_lead_until_erased(
+            self, database, calls_in):
+        business_id, person, lead_id = new_id(), "+14155550161", new_id()
+        async with database.transaction() as conn:
+            calls = calls_in(conn)
+            called = await calls.add(**call_values(business_id, to_number=person))
+            rang = await calls.add(**call_values(business_id, direction="inbound", to_number="+14155550100",
+                                                 from_number=person))
+            told = await calls.add(**call_values(business_id, structured_data={"email": "Sam@Example.com"}))
+            named = await calls.add(**call_values(business_id))
+            led = await calls.add(**call_values(business_id, lead_id=lead_id))
+            # not theirs: the business's own number on an inbound call, and another business's call with them
+            await calls.add(**call_values(business_id, direction="inbound", to_number=person,
+                                          from_number="+14155550199"))
+            elsewhere = await calls.add(**call_values(new_id(), to_number=person))
+        async with database.read() as conn:
+            found = await calls_in(conn).erasable(business_id, [person], ["sam@example.com"],
+                                                  [named.id, elsewhere.id], [lead_id])
+            assert await calls_in(conn).erasable(business_id, [], [], [], []) == []
+        assert sorted(c.id for c in found) == sorted(c.id for c in (called, rang, told, named, led))
+        async with database.transaction() as conn:
+            await calls_in(conn).change(called.id, {"erased_at": AT})
+            await calls_in(conn).claim_tool_call(call_id=rang.id, tool_call_id="tc-1", name="book",
+                                                 arguments={"name": "Sam"}, result="Booked Sam", outcome="ok",
+                                                 created_at=AT)
+            await calls_in(conn).claim_tool_call(call_id=rang.id, tool_call_id="tc-2", name="book",
+                                                 arguments={"name": "Sam"}, outcome="running", created_at=AT)
+            assert await calls_in(conn).redact_tool_calls([rang.id, told.id], {}, "[erased]") == 2
+        async with database.read() as conn:
+            again = await calls_in(conn).erasable(business_id, [person], [], [], [])
+            tools = [await calls_in(conn).tool_call(rang.id, i) for i in ("tc-1", "tc-2")]
+        assert [c.id for c in again] == [rang.id]  # an erased call is found no more
+        assert [(t.arguments, t.result) for t in tools] == [({}, "[erased]"), ({}, None)]  # a running one runs on
+
     async def test_stale_running_tool_calls_are_settled_failed_oldest_first_a_batch_at_a_time(self, database,
                                                                                              calls_in):
         # Claimed well before the other tests' tool calls, and swept in the transaction that claimed them (which

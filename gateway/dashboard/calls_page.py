@@ -175,13 +175,25 @@ def _shown(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
+async def _recording(rpc: Any, call_id: str) -> calls_pb2.Recording:
+    """The call's recording state; for a call found whose recording is not (a person's erasure took it: 404), the
+    page says so instead of failing."""
+    try:
+        found: calls_pb2.Recording = await rpc.GetRecording(calls_pb2.GetRecordingRequest(call_id=call_id))
+        return found
+    except grpc.aio.AioRpcError as exc:
+        if from_rpc_error(exc).code != "not_found":
+            raise
+        return calls_pb2.Recording(call_id=call_id, recording_status="erased", transcript_status="erased")
+
+
 async def call_page(request: web.Request) -> web.StreamResponse:
     _, principal = await signed_in(request)
     rpc = deps(request).clients["calls"].as_caller(principal.tenant)
     call_id = request.match_info["id"]
     try:
         call = await rpc.GetCall(calls_pb2.GetCallRequest(id=call_id))
-        recording = await rpc.GetRecording(calls_pb2.GetRecordingRequest(call_id=call_id))
+        recording = await _recording(rpc, call_id)
     except grpc.aio.AioRpcError as exc:
         err = from_rpc_error(exc)
         return page("call.html", err.http_status, title="Call", active="calls", call=None,

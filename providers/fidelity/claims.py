@@ -131,6 +131,11 @@ CLAIMS: tuple[Claim, ...] = (
     Properties(VOICE, "voice simulator ASSISTANT_PROPERTIES (updates)", voice_simulator.ASSISTANT_PROPERTIES,
                "UpdateAssistantDTO"),
     Properties(VOICE, "voice simulator CALL_PROPERTIES", voice_simulator.CALL_PROPERTIES, "CreateCallDTO"),
+    # "Delete Call" (a person's erasure): the body the simulator reads, and the one our adapter sends.
+    Properties(VOICE, "voice simulator DELETE_CALL_PROPERTIES", voice_simulator.DELETE_CALL_PROPERTIES,
+               "DELETE /call/{id}"),
+    Properties(VOICE, "vapi calls DELETE_CALL_BODY", frozenset(vapi_calls.DELETE_CALL_BODY), "DELETE /call/{id}",
+               exact=False, used=True),
     Properties(VOICE, "voice simulator PHONE_NUMBER_PROPERTIES[byo-phone-number]",
                frozenset(voice_simulator.PHONE_NUMBER_PROPERTIES["byo-phone-number"]), "CreateByoPhoneNumberDTO"),
     Properties(VOICE, "voice simulator PHONE_NUMBER_PROPERTIES[twilio]",

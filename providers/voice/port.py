@@ -371,6 +371,10 @@ class VoiceProvider(Protocol):
     async def ended_call(self, provider_call_id: str) -> CallReport | None:
         """The call's end as the provider knows it, None while it goes on."""
 
+    async def delete_call(self, provider_call_id: str) -> None:
+        """Delete the call at the provider with all it holds of it (its recording, transcript and artifact): a
+        person's erasure (services.calls.erasure). A call already gone is deleted."""
+
     async def inbound_calls_since(self, since: datetime) -> list[CallReport]:
         """The inbound calls to our numbers created at or after `since` that have ended, each as its end-of-call
         report would have it: the calls whose server messages never reached us are among them."""

@@ -27,7 +27,7 @@ from providers.voice.port import (
     TransferRequest,
     VoiceProvider,
 )
-from services.calls import domain
+from services.calls import domain, erasure
 from services.calls.inbound_service import Inbound
 from services.calls.repository import CallsUnit
 from services.calls.tools_service import ToolCalls
@@ -64,7 +64,8 @@ def _our_id(message: Move) -> str | None:
 
 
 def changes_of(call: dict[str, Any], message: Move) -> dict[str, Any]:
-    """What a status update or end-of-call report changes on the call as it stands (domain rules)."""
+    """What a status update or end-of-call report changes on the call as it stands (domain rules): of an erased
+    call, nothing personal (erasure.without_personal)."""
     reported = call["reported_at"] is not None
     if isinstance(message, StatusUpdate):
         changes = domain.after_status(call["status"], call["answered"], reported, call["status_at"], message)
@@ -74,11 +75,12 @@ def changes_of(call: dict[str, Any], message: Move) -> dict[str, Any]:
             changes["reported_at"] = utcnow()
     if not call["provider_call_id"] and message.call.provider_call_id:  # before the provider's reply to us
         changes["provider_call_id"] = message.call.provider_call_id
-    return changes
+    return erasure.without_personal(call, changes)
 
 
 def events_of(before: dict[str, Any], after: dict[str, Any]) -> list[Any]:
-    """The events (payload, business_id) of a call's move."""
+    """The events (payload, business_id) of a call's move (an erased call's name no one: erasure.for_events)."""
+    after = erasure.for_events(after)
     emitted = [(_payload(event_type, after), after["business_id"]) for event_type in
                domain.events_of_move(before["status"], after["status"], before["answered"], after["answered"])]
     if after["direction"] == "inbound" and after["status"] == "voicemail" and before["status"] != "voicemail":

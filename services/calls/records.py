@@ -47,6 +47,7 @@ class Call:
     recording_consent: dict[str, Any] | None
     created_at: datetime
     updated_at: datetime
+    erased_at: datetime | None = None  # a privacy erasure redacted it (services.calls.erasure)
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,24 @@ class CallsRepository(Protocol):
         """Settle as failed with `result` up to `limit` tool calls still running that were claimed before `before`,
         oldest first, each once however many settle at once; how many."""
 
+    # A person's erasure (services.calls.erasure)
+    async def erasable(self, business_id: str, phones: list[str], emails: list[str], call_ids: list[str],
+                       lead_ids: list[str]) -> list[Call]:
+        """The business's calls not erased yet whose other party has one of the phones (the caller of an inbound
+        call, the callee of an outbound one), whose collected email (structured_data.email, in lower case) is one
+        of the emails, or whose id or lead is named; oldest first."""
+
+    async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
+        """Replace the calls' tool calls' arguments, and their written results (a running one's stays null); how
+        many tool calls."""
+
+    async def events_of_calls(self, call_ids: list[str]) -> list[tuple[int, dict[str, Any]]]:
+        """The outbox rows (row id, event data) whose event names one of the calls (data.call_id), held for
+        update."""
+
+    async def change_event_data(self, changes: dict[int, dict[str, Any]]) -> None:
+        """Write outbox rows' new event data (by row id)."""
+
 
 class SqlCalls:
     """`CallsRepository` on a unit of work's connection (core.uow.Database)."""
@@ -197,6 +215,20 @@ class SqlCalls:
 
     async def settle_stale_tool_calls(self, before: datetime, result: str, limit: int) -> int:
         return await store.settle_stale_tool_calls(self.conn, before, result, limit)
+
+    async def erasable(self, business_id: str, phones: list[str], emails: list[str], call_ids: list[str],
+                       lead_ids: list[str]) -> list[Call]:
+        query = store.erasable_calls(business_id, phones, emails, call_ids, lead_ids)
+        return [_call(row) for row in await self.conn.execute(query)]
+
+    async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
+        return await store.redact_tool_calls(self.conn, call_ids, arguments, result)
+
+    async def events_of_calls(self, call_ids: list[str]) -> list[tuple[int, dict[str, Any]]]:
+        return [(row.id, row.data) for row in await store.events_of_calls(self.conn, call_ids)]
+
+    async def change_event_data(self, changes: dict[int, dict[str, Any]]) -> None:
+        await store.change_event_data(self.conn, changes)
 
     async def with_tool_calls(self, business_ids: Iterable[str],
                               call_id: str) -> tuple[Call, list[ToolCallRecord]] | None:

@@ -59,6 +59,9 @@ calls = sa.Table(
     sa.Column("recording_consent", JSONB),
     sa.Column("created_at", Ts, nullable=False),
     sa.Column("updated_at", Ts, nullable=False),
+    # When a privacy erasure redacted the call's personal data (services.calls.erasure): the writers that bring
+    # what the other party said or is (the end-of-call report, tool calls) leave such a call as it is.
+    sa.Column("erased_at", Ts),
 )
 
 # A client's Idempotency-Key, per account, for 24 h: the request it came with (as a hash) and the call it made.

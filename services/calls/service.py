@@ -63,6 +63,8 @@ from switchboard.v1 import common_pb2
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
 IDEMPOTENCY_LEASE = timedelta(seconds=120)  # as core.settings' IDEMPOTENCY_LEASE_SECONDS, which says why
 NEVER_PLACED = "never placed: the process placing it stopped before the provider had it"
+ERASED_RECORDING = ("recording not found: this call's recording and transcript were erased at the request of the "
+                    "person on the call (a privacy erasure), here and at the voice provider")
 log = logging.getLogger(__name__)
 
 
@@ -337,6 +339,8 @@ class Calls:
                                                             "updated_at": utcnow()})
         if placed_call is None:  # erased while it was being placed
             raise not_found("call")
+        if placed_call.erased_at is not None:  # the person was erased while it was being placed: theirs goes too
+            await self._delete_erased(placed_call, provider_call_id)
         return placed_call
 
     async def _placed_by_our_id(self, assistant_id: str, call_id: str) -> str | None:
@@ -345,6 +349,14 @@ class Calls:
             return await self.voice.placed_call(assistant_id, call_id)
         except ProviderError as exc:
             raise OutcomeUnknown(call_id, exc.message) from None
+
+    async def _delete_erased(self, call: Call, provider_call_id: str) -> None:
+        """Delete at the provider a call erased (services.calls.erasure) before its provider id was known."""
+        try:
+            await self.voice.delete_call(provider_call_id)
+        except ProviderError as exc:
+            log.warning("call %s was erased while it was placed, and the provider did not delete it: %s", call.id,
+                        exc.message)
 
     async def _decide(self, request: dict[str, Any], profile: CallingProfile, lead: Lead | None,
                       call_id: str) -> common_pb2.ComplianceDecision:
@@ -399,8 +411,10 @@ class Calls:
             return await work.calls.transcripts(who.business_ids, agent_id, since, page)
 
     async def transcript(self, call_id: str) -> Call:
-        """One call with its transcript; refused while it has none."""
+        """One call with its transcript; refused while it has none; empty once erased."""
         row = await self.get(call_id)
+        if row.erased_at is not None:
+            return row
         why = domain.transcript_refusal(row.status, row.reported_at is not None, bool(row.transcript))
         if why is not None:
             raise ServiceError("conflict", why)
@@ -408,6 +422,8 @@ class Calls:
 
     async def recording(self, call_id: str) -> RecordingLink:
         row = await self.get(call_id)
+        if row.erased_at is not None:
+            raise ServiceError("not_found", ERASED_RECORDING)
         reported = row.reported_at is not None
         statuses = (domain.media_status(reported, bool(row.recording_url)),
                     domain.media_status(reported, bool(row.transcript)))

@@ -17,6 +17,7 @@ from providers.voice.vapi.server_messages import QUEUED_SUBJECT
 from services.calls import domain, lifecycle_service
 from services.calls.booking_tools import BookingTools
 from services.calls.domain import CallFilter
+from services.calls.erasure import Erasure
 from services.calls.inbound_reconciliation import InboundReconciliation
 from services.calls.inbound_service import Inbound
 from services.calls.lead_tools import LeadTools
@@ -90,15 +91,16 @@ def transcript_message(row: Any) -> calls_pb2.Transcript:
     item = calls_pb2.Transcript(call_id=str(row.id), conversation_id=row.provider_call_id or "",
                                 agent_id=str(row.agent_id), agent_name=row.agent_name, status=row.status,
                                 duration=row.duration, summary=row.summary,
-                                transcript=domain.agent_caller_lines(row.transcript))
+                                transcript=domain.agent_caller_lines(row.transcript or ""))  # "": erased
     set_timestamp(item, "created_at", row.created_at)
     return item
 
 
 class CallsServicer(calls_pb2_grpc.CallsServicer):
-    def __init__(self, calls: Calls, lifecycle: Lifecycle):
+    def __init__(self, calls: Calls, lifecycle: Lifecycle, erasure: Erasure):
         self.calls = calls
         self.lifecycle = lifecycle
+        self.erasure = erasure
 
     async def ListTranscripts(self, request: calls_pb2.ListTranscriptsRequest,
                               context: Context) -> calls_pb2.ListTranscriptsReply:
@@ -154,6 +156,9 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         query = aggregates.query_of(request)
         return aggregates.reply_of(await self.calls.aggregate(query, optional(request, "agent_id")), query.group_by)
 
+    async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
+        return await self.erasure.erase(request)
+
 
 def new_call(request: calls_pb2.CreateCallRequest) -> NewCall:
     return NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
@@ -192,4 +197,4 @@ def build(runtime: Runtime) -> CallsServicer:
     runtime.gauge("switchboard.calls.stuck", "{call}", "Calls without an outcome the reaper has not closed in time",
                   stuck)
     runtime.run(ToolCallSweep(units))
-    return CallsServicer(calls, lifecycle)
+    return CallsServicer(calls, lifecycle, Erasure(units, voice))

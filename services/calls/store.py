@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from contracts.calls import PROGRESS
 from core import aggregates, leases
 from services.calls.domain import CallFilter
-from services.calls.schema import calls, idempotency_keys, rounds, tool_calls
+from services.calls.schema import calls, idempotency_keys, outbox, rounds, tool_calls
 
 # -- calls --------------------------------------------------------------------------------
 
@@ -228,3 +228,49 @@ async def call_with_tool_calls(conn: AsyncConnection, business_ids: Iterable[str
              .where(calls.c.id == call_id, calls.c.business_id.in_(business_ids))
              .order_by(t.created_at, t.tool_call_id))
     return list((await conn.execute(query)).all())
+
+
+# -- a person's erasure (services.calls.erasure) -------------------------------------------------
+
+def erasable_calls(business_id: str, phones: list[str], emails: list[str], call_ids: list[str],
+                   lead_ids: list[str]) -> sa.Select[Any]:
+    """The business's calls not erased yet whose other party has one of the phones (an inbound call's caller, an
+    outbound call's callee), whose collected email is one of the emails, or named by id or by lead; oldest first.
+    A scan of the business's calls (calls_business_created): erasures are rare."""
+    c = calls.c
+    found: list[sa.ColumnElement[bool]] = []
+    if phones:
+        found += [sa.and_(c.direction == "inbound", c.from_number.in_(phones)),
+                  sa.and_(c.direction == "outbound", c.to_number.in_(phones))]
+    if emails:
+        found.append(sa.func.lower(c.structured_data["email"].astext).in_(emails))
+    if call_ids:
+        found.append(c.id.in_(call_ids))
+    if lead_ids:
+        found.append(c.lead_id.in_(lead_ids))
+    return (sa.select(calls).where(c.business_id == business_id, c.erased_at.is_(None), sa.or_(sa.false(), *found))
+            .order_by(c.created_at, c.id))
+
+
+async def redact_tool_calls(conn: AsyncConnection, call_ids: list[str], arguments: dict[str, Any],
+                            result: str) -> int:
+    """Replace the arguments of the calls' tool calls with `arguments`, and a written result with `result` (one
+    still running keeps its null); how many tool calls."""
+    t = tool_calls.c
+    done = await conn.execute(tool_calls.update().where(t.call_id.in_(call_ids)).values(
+        arguments=arguments, result=sa.case((t.result.is_(None), None), else_=result)).returning(t.tool_call_id))
+    return len(done.all())
+
+
+async def events_of_calls(conn: AsyncConnection, call_ids: list[str]) -> list[Any]:
+    """The outbox rows (id, data) whose event names one of the calls (data.call_id), locked for update."""
+    o = outbox.c
+    return list((await conn.execute(sa.select(o.id, o.data).where(o.data["call_id"].astext.in_(call_ids))
+                                    .order_by(o.id).with_for_update())).all())
+
+
+async def change_event_data(conn: AsyncConnection, changes: dict[int, dict[str, Any]]) -> None:
+    """Write each outbox row's new data (by row id); its event id, type and business stay."""
+    if changes:
+        statement = outbox.update().where(outbox.c.id == sa.bindparam("_id")).values(data=sa.bindparam("_data"))
+        await conn.execute(statement, [{"_id": row_id, "_data": data} for row_id, data in changes.items()])

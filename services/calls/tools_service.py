@@ -75,15 +75,15 @@ class ToolCalls:
         return [ToolResult(c.id, result) for c, result in zip(request.calls, results, strict=True)]
 
     async def call_of(self, ref: CallRef) -> Call | None:
-        """The call of ours the message is about, or None (none, or our id names another call than the
-        provider's)."""
+        """The call of ours the message is about, or None (none, our id names another call than the provider's,
+        or the call was erased: services.calls.erasure; nothing of it is recorded or run)."""
         if not ref.provider_call_id:
             return None
         async with self.uow.read() as work:
             call = await work.calls.by_provider_id(ref.provider_call_id)
         if call is None or (ref.our_call_id is not None and ref.our_call_id.lower() != call.id):
             return None
-        return call
+        return call if call.erased_at is None else None
 
     async def _claim(self, call: Call, calls: tuple[ToolCall, ...]) -> dict[str, bool]:
         """The tool calls (by id) that are this delivery's to run: claimed now, not before."""

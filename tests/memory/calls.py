@@ -149,6 +149,31 @@ class MemoryCalls:
                                      "duration_ms": min(elapsed, DURATION_MS_MAX)})
         return len(stale)
 
+    async def erasable(self, business_id, phones, emails, call_ids, lead_ids):
+        def found(row) -> bool:
+            other = row["from_number"] if row["direction"] == "inbound" else row["to_number"]
+            email = (row["structured_data"] or {}).get("email")
+            return (other in phones or (isinstance(email, str) and email.lower() in emails)
+                    or row["id"] in call_ids or row["lead_id"] in lead_ids)
+
+        rows = [row for row in self.calls.values() if row["business_id"] == business_id and row["erased_at"] is None
+                and found(row)]
+        return [_call(row) for row in sorted(rows, key=lambda r: (r["created_at"], r["id"]))]
+
+    async def redact_tool_calls(self, call_ids, arguments, result):
+        rows = [row for row in self.tools.values() if row["call_id"] in call_ids]
+        for row in rows:
+            update(tool_calls, row, {"arguments": arguments, "result": None if row["result"] is None else result})
+        return len(rows)
+
+    async def events_of_calls(self, call_ids):
+        # The committed events are MemoryDatabase.events, out of a transaction's reach: the outbox's redaction runs
+        # on PostgreSQL only (tests/service/test_calls_erasure.py).
+        return []
+
+    async def change_event_data(self, changes) -> None:
+        assert not changes
+
     async def with_tool_calls(self, business_ids, call_id):
         call = await self.owned(business_ids, call_id)
         if call is None:

@@ -49,6 +49,9 @@ CALL_ID_KEY = "switchboard_call_id"  # where a call's metadata carries our id
 # provider's messages about the call have told us its id already).
 RECENT_CALLS = 1000
 INBOUND_CALL_TYPE = "inboundPhoneCall"
+# DELETE /call/{id}'s body (DeleteCallDTO, which Vapi requires): empty, for the one call of the path (its `ids`
+# would ask an asynchronous bulk deletion instead).
+DELETE_CALL_BODY: dict[str, Any] = {}
 
 # Vapi's endedReason values and the outcome each means; `outcome_of` decides the rest.
 ENDED_REASONS: dict[str, Outcome] = {

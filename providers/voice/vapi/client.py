@@ -209,6 +209,11 @@ class VapiClient(SessionClient):
     async def get_call(self, call_id: str) -> dict[str, Any]:
         return await self._object("GET", "/call/{id}", f"/call/{path_segment(call_id)}")
 
+    async def delete_call(self, call_id: str, body: dict[str, Any]) -> None:
+        """Vapi's "Delete Call": the call with its recording, transcript and artifact; a 404 is a call already gone.
+        Its 503 (the recordings could not be erased, nothing was deleted) is retried as every 5xx of a DELETE."""
+        await self._request("DELETE", "/call/{id}", f"/call/{path_segment(call_id)}", json=body, missing_ok=True)
+
     async def list_calls(self, *, assistant_id: str | None = None, limit: int | None = None,
                          created_at_ge: str | None = None, created_at_lt: str | None = None) -> list[dict[str, Any]]:
         """Newest first; `created_at_ge`/`created_at_lt` (ISO 8601) bound their createdAt."""

@@ -97,6 +97,9 @@ class VapiVoice:
         found = await self.client.get_call(provider_call_id)
         return calls.report(calls.call_ref(found), found) if calls.is_ended(found) else None
 
+    async def delete_call(self, provider_call_id: str) -> None:
+        await self.client.delete_call(provider_call_id, calls.DELETE_CALL_BODY)
+
     async def inbound_calls_since(self, since: datetime) -> list[CallReport]:
         listed: list[dict[str, Any]] = []
         before: str | None = None

@@ -115,7 +115,7 @@ def add_collection_routes(router: web.UrlDispatcher, collection: Collection) -> 
         return web.json_response(collection.update(request.match_info["id"], await json_body(request)))
 
     async def delete(request: web.Request) -> web.Response:
-        return web.json_response(collection.delete(request.match_info["id"]))
+        return web.json_response(collection.delete(request.match_info["id"], await json_body(request)))
 
     handlers = {"create": ("POST", base, create), "list": ("GET", base, list_),
                 "get": ("GET", f"{base}/{{id}}", get), "update": ("PATCH", f"{base}/{{id}}", update),
@@ -277,6 +277,7 @@ def build_app(state_dir: Path, api_key: str, time_scale: float = 1.0, public_url
     recordings = Path(state_dir) / "recordings"
     playback = Playback(store, time_scale, recordings, public_url.rstrip("/"), transfer_fallback)
     by_kind["call"].after_create = playback.start
+    by_kind["call"].after_delete = playback.forget
     control.add_routes(app.router)
     add_playback_routes(app.router, playback)
     add_eval_run_routes(app.router, runner)

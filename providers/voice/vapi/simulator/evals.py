@@ -180,7 +180,7 @@ class EvalRuns(Paginated):
                           effective_assistant(assistant, target.get("assistantOverrides")))
         return record
 
-    def delete(self, record_id: str) -> dict[str, Any]:
+    def delete(self, record_id: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         self.get(record_id)
         self.runner.cancel(record_id)
         return self.store.delete(self.kind, record_id)

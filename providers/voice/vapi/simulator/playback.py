@@ -164,6 +164,19 @@ def write_recording(path: Path) -> None:
         wav.writeframes(recording_frames())
 
 
+class CallDeleted(Exception):
+    """The call was deleted (DELETE /call/{id}) while it played."""
+
+
+async def _until_deleted(work: Coroutine[Any, Any, None]) -> None:
+    """A call's playback, which stops without a word once the call is deleted: nothing more of it is recorded,
+    written or sent (our assumption: Vapi does not document deleting a call that is still going on)."""
+    try:
+        await work
+    except CallDeleted as exc:
+        log.info("call %s was deleted: its playback stops", exc)
+
+
 @dataclass
 class Playback:
     store: Store
@@ -234,7 +247,7 @@ class Playback:
         elif fallback.get("endCallEnabled", True):
             await self._finish(call["id"], FORWARD_UNANSWERED, started)
         else:  # our assumption, undocumented: the number's assistant (an assistant-request) takes the call back
-            await self._answer(number, self.store.existing("call", call["id"]), outcome, says)
+            await self._answer(number, self._live(call["id"]), outcome, says)
 
     def _fallback_applies(self, plan: dict[str, Any]) -> bool:
         """Vapi applies a transfer's fallbackPlan to a warm transfer, and to a blind one only where the organization
@@ -251,7 +264,7 @@ class Playback:
     async def _emit(self, call_id: str, message: dict[str, Any]) -> None:
         message = {**message, "timestamp": int(time.time() * 1000)}
         self._record(call_id, message)
-        await self._send(self.store.existing("call", call_id), message)
+        await self._send(self._live(call_id), message)
 
     async def _assistant_request(self, number: dict[str, Any], call: dict[str, Any]) -> dict[str, Any]:
         server = number.get("server") or {}
@@ -283,9 +296,21 @@ class Playback:
         self._spawn(self._play(call["id"], script or self._next_script()))
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.get_running_loop().create_task(work)
+        task = asyncio.get_running_loop().create_task(_until_deleted(work))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
+
+    def _live(self, call_id: str) -> dict[str, Any]:
+        """The call as stored; `CallDeleted` once DELETE /call/{id} took it (its playback stops there)."""
+        call = self.store.get("call", call_id)
+        if call is None:
+            raise CallDeleted(call_id)
+        return call
+
+    def forget(self, call: dict[str, Any]) -> None:
+        """A deleted call's recording goes with it: its URL serves 404 from now on (DELETE /call/{id})."""
+        if self.recordings is not None:
+            (self.recordings / f"{call['id']}.wav").unlink(missing_ok=True)
 
     def _next_script(self) -> Script:
         return next_script(self.scripts, Script)
@@ -319,7 +344,7 @@ class Playback:
         return {**assistant, **(call.get("assistantOverrides") or {})}
 
     async def _play(self, call_id: str, script: Script) -> None:
-        call = self.store.existing("call", call_id)
+        call = self._live(call_id)
         assistant = self._assistant(call)
         outcome = script.outcome or outcome_for(call["customer"]["number"])
         if outcome == "voicemail" and not detects_voicemail(assistant):
@@ -370,7 +395,7 @@ class Playback:
     async def _deliver(self, call_id: str, steps: list[tuple[float, dict[str, Any]]], script: Script) -> None:
         """Play `steps` (a call's messages after their delays): each recorded, and sent if the call's server wants
         its type (the assistant's serverMessages)."""
-        wanted = server_messages(self._assistant(self.store.existing("call", call_id)))
+        wanted = server_messages(self._assistant(self._live(call_id)))
         for delay, message in steps:
             await self._sleep(delay)
             message = {**message, "timestamp": int(time.time() * 1000)}  # when it happened; a resend keeps it
@@ -378,7 +403,7 @@ class Playback:
             if message["type"] not in wanted:
                 continue
             for _ in range(0 if script.silent else 2 if script.duplicate else 1):
-                await self._send(self.store.existing("call", call_id), message, script.timestamp_ms)
+                await self._send(self._live(call_id), message, script.timestamp_ms)
 
     async def _converse(self, call_id: str, script: Script, timeline: Timeline, started: float,
                         opening: str | None) -> str | None:
@@ -386,7 +411,7 @@ class Playback:
         overrides. A function tool's call waits for its server: what the call said so far is sent first, then the
         tool-calls message (twice with `duplicate`, the last answer kept; not at all with `silent`). Returns the
         endedReason when the assistant ended the call."""
-        call = self.store.existing("call", call_id)
+        call = self._live(call_id)
         stored = self.store.get("assistant", call.get("assistantId") or "") or {}
         standin = StandIn(effective_assistant(stored, call.get("assistantOverrides")))
 
@@ -399,7 +424,7 @@ class Playback:
             answer: object = None
             body = json.dumps({"message": {"timestamp": int(time.time() * 1000),
                                            **tool_calls_message(tool, made, timeline.said),
-                                           "call": self.store.existing("call", call_id)}}).encode()
+                                           "call": self._live(call_id)}}).encode()
             for _ in range(2 if script.duplicate else 1):  # a resend is the same message
                 answer, why = await self._answer_of(server["url"], self._plan(server), body, timeout_of(server),
                                                     script.timestamp_ms)
@@ -428,6 +453,7 @@ class Playback:
     def _recording(self, call_id: str, outcome: str) -> str | None:
         if outcome not in TALKS or self.recordings is None:
             return None
+        self._live(call_id)  # none for a call deleted meanwhile
         write_recording(self.recordings / f"{call_id}.wav")
         return f"{self.public_url}/recording/{call_id}.wav"
 
@@ -456,6 +482,7 @@ class Playback:
 
     def _record(self, call_id: str, message: dict[str, Any]) -> None:
         """The call as GET /call/{id} shows it after this message (only statuses and the report change it)."""
+        self._live(call_id)
         if message["type"] == "status-update":
             fields = {"status": message["status"]}
             if "endedReason" in message:

@@ -41,6 +41,7 @@ class Collection:
     operations = frozenset({"create", "list", "get", "update", "delete"})
     filters: tuple[str, ...] = ()  # list query parameters that filter on the field of the same name
     after_create: Callable[[dict[str, Any]], None] | None = None  # called with each new record (the calls' playback)
+    after_delete: Callable[[dict[str, Any]], None] | None = None  # called with each deleted one (a call's recording)
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -83,9 +84,13 @@ class Collection:
         record = self.get(record_id)
         return self.store.update(self.kind, record_id, self.prepare_update(record, body))
 
-    def delete(self, record_id: str) -> dict[str, Any]:
+    def delete(self, record_id: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The record as it was, gone from the store. `body`: the request's (only a call's delete has one)."""
         self.get(record_id)
-        return self.store.delete(self.kind, record_id)
+        record = self.store.delete(self.kind, record_id)
+        if self.after_delete is not None:
+            self.after_delete(record)
+        return record
 
 
 class Assistants(Collection):
@@ -136,10 +141,12 @@ class PhoneNumbers(Collection):
 
 
 class Calls(Collection):
-    """Outbound calls. Created `queued`, then played (see playback)."""
+    """Outbound calls. Created `queued`, then played (see playback). Deleted ("Delete Call", DELETE /call/{id})
+    with their recording, transcript and artifact: GET /call/{id} is then 404, GET /call lists them no more, the
+    recording's URL serves 404 (`after_delete`) and a call still going on stops playing."""
 
     kind, segment, label = "call", "call", "Call"
-    operations = frozenset({"create", "list", "get"})
+    operations = frozenset({"create", "list", "get", "delete"})
     filters = ("assistantId", "phoneNumberId", *CREATED_BOUNDS)
 
     def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters: object) -> list[dict[str, Any]]:
@@ -155,6 +162,10 @@ class Calls(Collection):
             self.require("assistant", body["assistantId"], "Assistant")
         self.require("phone-number", body["phoneNumberId"], "Phone Number")
         return {"type": "outboundPhoneCall", "status": "queued", **body}
+
+    def delete(self, record_id: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        check(validation.delete_call(body or {}))
+        return super().delete(record_id)
 
 
 SECRET_FIELDS = ("secretKey", "token")  # of an authentication plan
@@ -188,7 +199,7 @@ class Credentials(Collection):
     def list(self, limit: int = LIST_LIMIT_DEFAULT, **filters: object) -> list[dict[str, Any]]:
         return [without_secrets(r) for r in super().list(limit, **filters)]
 
-    def delete(self, record_id: str) -> dict[str, Any]:
+    def delete(self, record_id: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         return without_secrets(super().delete(record_id))
 
 

@@ -50,6 +50,9 @@ CALL_PROPERTIES = frozenset({
     "name", "phoneNumber", "phoneNumberId", "schedulePlan", "squad", "squadId", "squadOverrides", "transport",
     "workflow", "workflowId", "workflowOverrides",
 })
+# DeleteCallDTO, the body of DELETE /call/{id}: `ids` asks a bulk deletion, which the simulator refuses
+# (FIDELITY-calls.md, Deleting a call).
+DELETE_CALL_PROPERTIES = frozenset({"ids"})
 CREDENTIAL_PROPERTIES = frozenset({"authenticationPlan", "name", "provider"})
 # CompliancePlan, and its recordingConsentPlan's two shapes by `type` (RecordingConsentPlanStayOnLine,
 # RecordingConsentPlanVerbal).
@@ -547,6 +550,14 @@ def call(body: dict[str, Any]) -> list[str]:
 
 
 # -- credentials -----------------------------------------------------------------------------------
+
+def delete_call(body: dict[str, Any]) -> list[str]:
+    """DELETE /call/{id}'s body: the call of the path alone (an empty DeleteCallDTO)."""
+    errors = unknown(body, DELETE_CALL_PROPERTIES)
+    if "ids" in body:
+        errors.append("ids (a bulk deletion, asynchronous at Vapi) is not simulated: delete one call at a time")
+    return errors
+
 
 def credential(body: dict[str, Any]) -> list[str]:
     """A webhook credential: how the provider authenticates its server messages (an HMAC or a bearer token)."""
