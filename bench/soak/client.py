@@ -76,7 +76,7 @@ class SoakClient:
         url = self.balancer.pick()
         at = time.monotonic()
         if url is None:  # no gateway ready: an Ingress would answer 503 itself
-            self.history.record(Attempt(at, method, path.split("?")[0], "", 0, account))
+            self.history.record(Attempt(at, method, path.split("?")[0], "", 0, account, at))
             return 0, "no gateway ready", POLL_SECONDS
         try:
             async with self.http.request(method, url + path, json=json, data=data, params=params, headers=headers,
@@ -91,5 +91,5 @@ class SoakClient:
                 retry_after = r.headers.get("Retry-After")
         except (aiohttp.ClientError, TimeoutError) as exc:
             status, body, retry_after = 0, repr(exc), None
-        self.history.record(Attempt(at, method, path.split("?")[0], url, status, account))
+        self.history.record(Attempt(at, method, path.split("?")[0], url, status, account, time.monotonic()))
         return status, body, float(retry_after) if retry_after and retry_after.isdigit() else None

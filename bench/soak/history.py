@@ -19,6 +19,7 @@ class Attempt:
     gateway: str  # the base URL it was sent to
     status: int
     account_id: str | None  # whose key sent it (None: no key, e.g. a signup)
+    answered: float = 0.0  # when its answer (or the failure) came; `at` when it was never sent
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,8 @@ class History:
         for a moment after a change)."""
         return any(start - slack <= at <= end + slack for start, end in self.held.get(business_id, ()))
 
-    def in_window(self, at: float, slack: float) -> bool:
-        """Whether `at` falls inside a fault's window, or within `slack` seconds after it ended (recovery)."""
-        return any(w.start <= at <= w.end + slack for w in self.windows)
+    def in_window(self, at: float, slack: float, until: float | None = None) -> bool:
+        """Whether `at` (or the span from `at` to `until`: a request in flight) meets a fault's window, or the
+        `slack` seconds after it ended (recovery)."""
+        return any(w.start <= (at if until is None else max(at, until)) and at <= w.end + slack
+                   for w in self.windows)

@@ -487,8 +487,9 @@ async def leftovers_lines(stores: Stores, history: History) -> list[Line]:
 
 def answers_lines(history: History, slack_seconds: float) -> list[Line]:
     errors = [a for a in history.attempts if a.status >= 500]
-    outside = [f"{a.method} {a.route} {a.status} at {a.at - history.started:.1f}s" for a in errors
-               if not history.in_window(a.at, slack_seconds)]
+    # a request in flight when a fault began is the fault's too: its span from sent to answered meets the window
+    outside = [f"{a.method} {a.route} {a.status} at {a.at - history.started:.1f}-{a.answered - history.started:.1f}s"
+               for a in errors if not history.in_window(a.at, slack_seconds, a.answered)]
     inside = line(f"5xx answers inside a fault's window (+{slack_seconds:g} s)", len(errors),
                   len(errors) - len(outside), f"outside: {shown(outside)}" if outside else "")
     # A retry settles with a final answer: a success, or the platform's refusal of the request itself (a 4xx such as

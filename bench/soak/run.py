@@ -75,6 +75,10 @@ async def soak(stack: Stack, profile: SoakProfile, results: Path | None) -> int:
     if results is not None:
         results.write_text(json.dumps({"seed": profile.seed, "seconds": profile.seconds, "offered": counts(history),
                                        "faults": Counter(w.kind for w in history.windows),
+                                       "windows": [{"kind": w.kind, "target": w.target,
+                                                    "from": round(w.start - history.started, 1),
+                                                    "to": round(w.end - history.started, 1)}
+                                                   for w in history.windows],
                                        "notes": history.notes, "ledger": ledger.as_json(lines)},
                                       indent=2, default=str))
         print(f"written to {results}")

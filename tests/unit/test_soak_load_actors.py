@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from bench.soak.actors.answers import expected, guarded
 from bench.soak.actors.communication_run import FIRST_TOUCH_SECONDS, LAST_TOUCH_SHARE, _body
 from bench.soak.client import at_daily_limit, transient
-from bench.soak.history import History, Tenant
+from bench.soak.history import FaultWindow, History, Tenant
 from bench.soak.load import LoadContext
 from bench.soak.profile import SoakProfile
 from services.sdr.runs_domain import check_run
@@ -81,3 +81,11 @@ def test_a_workspace_is_held_while_paused_and_for_ever_once_torn_down_give_or_ta
     assert history.was_held("paused", 110.0, 0) and history.was_held("paused", 125.0, 10)
     assert not history.was_held("paused", 125.0, 0) and not history.was_held("paused", 80.0, 10)
     assert history.was_held("torn-down", 10_000.0, 0) and not history.was_held("other", 110.0, 60)
+
+
+def test_a_request_in_flight_when_a_fault_began_is_inside_its_window():
+    history = History()
+    history.windows.append(FaultWindow("postgres-restart", "postgres", 100.0, 103.0))
+    assert history.in_window(101.0, 0) and history.in_window(110.0, 10) and not history.in_window(114.0, 10)
+    assert not history.in_window(98.0, 10)  # sent and answered before it
+    assert history.in_window(98.0, 10, until=100.5)  # sent before it, answered (a 504) once it had begun
