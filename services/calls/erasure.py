@@ -38,16 +38,14 @@ steps after (webhooks' event history names them)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-import phonenumbers
-
+from core import erasure_subject as subject
 from core.errors import ServiceError
-from core.ids import is_uuid, require_uuid, utcnow
+from core.ids import require_uuid, utcnow
 from core.uow import UnitOfWork
 from providers.voice.port import ProviderError, VoiceProvider
 from services.calls.records import Call
@@ -79,32 +77,6 @@ REPORT = (CALLS, TRANSCRIPTS, RECORDINGS, PROVIDER_CALLS, TOOL_CALLS, OUTBOX)
 
 
 # -- the rules -----------------------------------------------------------------------------------------------------
-
-def phones_of(phones: Iterable[str]) -> list[str]:
-    """The person's phones as calls store them (E.164, read with libphonenumber: "+1 (415) 555-0123" is
-    +14155550123), each once; one that is no phone number is kept as given (it may still match what was stored)."""
-    found: list[str] = []
-    for given in phones:
-        phone = given.strip()
-        if not phone:
-            continue
-        with contextlib.suppress(phonenumbers.NumberParseException):
-            number = phonenumbers.parse(phone, None)
-            if phonenumbers.is_valid_number(number):
-                phone = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
-        if phone not in found:
-            found.append(phone)
-    return found
-
-
-def emails_of(emails: Iterable[str]) -> list[str]:
-    return sorted({e.strip().lower() for e in emails if e.strip()})
-
-
-def uuids_of(ids: Iterable[str]) -> list[str]:
-    """The well-formed ids, lower case as PostgreSQL writes a UUID (another string names nothing here)."""
-    return sorted({i.lower() for i in ids if is_uuid(i)})
-
 
 def redaction(call: dict[str, Any], phones: Iterable[str]) -> dict[str, Any]:
     """The changes that redact a call (its columns as a dict) of the person with these phones: see the module's
@@ -174,8 +146,8 @@ class Erasure:
 
     async def erase(self, request: common_pb2.ErasureRequest) -> common_pb2.ErasureReport:
         business_id = require_uuid(request.business_id, "business_id").lower()
-        phones, emails = phones_of(request.phones), emails_of(request.emails)
-        call_ids, lead_ids = uuids_of(request.call_ids), uuids_of(request.lead_ids)
+        phones, emails = list(subject.phones(request.phones)), list(subject.emails(request.emails))
+        call_ids, lead_ids = list(subject.ids(request.call_ids)), list(subject.ids(request.lead_ids))
         found: list[Call] = []
         if phones or emails or call_ids or lead_ids:
             async with self.uow.read() as work:

@@ -40,8 +40,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from core import erasure_subject as subject
 from core import tenant
-from core.contact import normalize_e164, normalize_email
 from core.errors import ServiceError, not_found
 from core.ids import require_uuid, utcnow
 from core.uow import UnitOfWork
@@ -74,17 +74,7 @@ def person(business_id: str, erasure_id: str, phones: Iterable[str], emails: Ite
     """The request checked: the business an id, the numbers E.164, the addresses lower case (each once); message ids
     that are no id name nothing, so they are dropped."""
     return Person(require_uuid(business_id, "business_id"), erasure_id.strip(),
-                  tuple(dict.fromkeys(normalize_e164(p, f"phones[{i}]") for i, p in enumerate(phones))),
-                  tuple(dict.fromkeys(normalize_email(e, f"emails[{i}]") for i, e in enumerate(emails))),
-                  tuple(dict.fromkeys(i for i in message_ids if _is_uuid(i))), suppress)
-
-
-def _is_uuid(value: str) -> bool:
-    try:
-        uuid.UUID(value)
-    except ValueError:
-        return False
-    return True
+                  subject.phones(phones), subject.emails(emails), subject.ids(message_ids), suppress)
 
 
 def marker(erasure_id: str) -> str:

@@ -43,10 +43,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import phonenumbers
-
+from core import erasure_subject as subject
 from core import tenant
-from core.errors import invalid
 from core.ids import is_uuid, require_uuid, utcnow
 from core.uow import UnitOfWork
 from services.sdr.repository import SdrUnit
@@ -81,24 +79,9 @@ class Person:
         return not (self.phones or self.emails or self.lead_ids)
 
 
-def e164(value: str) -> str:
-    """A phone number of the request in E.164 (written with spaces or punctuation too), or 400."""
-    text = value.strip()
-    try:
-        number = phonenumbers.parse(text, None)
-    except phonenumbers.NumberParseException as exc:
-        raise invalid(f"phones: {text!r} is not a phone number in international form: {exc}") from None
-    if not phonenumbers.is_valid_number(number):
-        raise invalid(f"phones: {text!r} is not a valid phone number")
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
-
-
 def person_of(phones: Iterable[str], emails: Iterable[str], lead_ids: Iterable[str]) -> Person:
     """The request's person, normalized and without repeats (blank values dropped)."""
-    return Person(
-        tuple(dict.fromkeys(e164(p) for p in phones if p.strip())),
-        tuple(dict.fromkeys(e.strip().lower() for e in emails if e.strip())),
-        tuple(dict.fromkeys(require_uuid(i.strip(), "lead_ids").lower() for i in lead_ids if i.strip())))
+    return Person(subject.phones(phones), subject.emails(emails), subject.ids(lead_ids))
 
 
 def lead_names(rows: Iterable[Any]) -> tuple[str, ...]:

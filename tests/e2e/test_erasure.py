@@ -15,8 +15,6 @@ from tests.receiver import Receiver
 from tests.texting import number, send, texts_to
 from tests.waiting import wait_until
 
-pytestmark = pytest.mark.skip(reason="needs the services' ErasePerson (merged by the lead)")
-
 PATH = "/api/v1/privacy/erasures"
 NAME, EMAIL = "Dana Reyes", "dana.reyes@example.com"
 SAID = ["Hi, this is Dana Reyes, I need a plumber for a leak on Saturday.", "My email is dana.reyes@example.com."]
