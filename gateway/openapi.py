@@ -12,6 +12,7 @@ from gateway.dashboard import session_cookie
 from gateway.publiclimits import limited_per_address
 from gateway.route import CSRF_HEADER, KEY, PUBLIC, SESSION, Creates, Route
 from gateway.schemas import SCHEMAS
+from gateway.validation import validator
 
 _STATUS_TEXT = {400: "Bad request", 401: "Unauthorized", 402: "Payment required", 403: "Forbidden",
                 404: "Not found", 405: "Method not allowed", 409: "Conflict", 429: "Rate limited",
@@ -95,8 +96,10 @@ def _request_body(route: Route) -> dict[str, Any] | None:
     if route.own_body is not None:
         return {"required": True, "content": {"application/json": {"schema": route.own_body}}}
     if route.body is not None:
-        # A body without required fields may be left out (it reads as {}).
-        return {"required": bool(route.body.get("required")), "content": {"application/json": {"schema": route.body}}}
+        # A body that {} satisfies may be left out (it reads as {}); one that needs a field (required, or one of
+        # several: anyOf) may not.
+        return {"required": not validator(route.body).is_valid({}),
+                "content": {"application/json": {"schema": route.body}}}
     return None
 
 

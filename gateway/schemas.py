@@ -416,6 +416,7 @@ ERASURE_CREATE = {**_obj({
                  "description": "put the phone on the business's do-not-contact list (kept as a hash) so the person "
                  "is not called or texted again; false only when they asked to be contacted again later"},
 }), "description": "at least one of phone and email",
+    "anyOf": [{"required": ["phone"]}, {"required": ["email"]}],
     "examples": [{"phone": "+14155550123", "email": "dana.reyes@example.com"}, {"phone": "(415) 555-0123",
                                                                                "suppress": False}]}
 

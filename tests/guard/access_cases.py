@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from tests.waiting import wait_until
+
 NOT_FOUND, FORBIDDEN = "not_found", "forbidden"
 _hooks = itertools.count()
 _phones = itertools.count(200)
@@ -43,6 +45,14 @@ class World:
         status, body, _ = await self.api.request(method, path, key=self.a_key, **kwargs)
         assert 200 <= status < 300, (method, path, body)
         return body
+
+    async def erasures_over(self) -> None:
+        """A's erasures are all over: one still running changes A's records (its do-not-contact list, the erasure
+        itself) between a case's two snapshots."""
+        await wait_until(lambda: self.ok("GET", "/api/v1/privacy/erasures", params={"business_id": self.a_business}),
+                         "A's erasures to be over",
+                         lambda page: all(e["status"] in ("completed", "failed") for e in page["erasures"]),
+                         timeout=30)
 
     async def free_number(self) -> str:
         pool = await self.ok("GET", "/api/v1/phone-numbers/available", params={"country": "US", "limit": "100"})
@@ -235,6 +245,7 @@ async def _eval_by_id(w: World) -> Request:
 async def _erasure_by_id(w: World) -> Request:
     """An erasure of A's (of a number nobody uses: it finds nothing)."""
     made = await w.ok("POST", "/api/v1/privacy/erasures", json={"business_id": w.a_business, "phone": fresh_phone()})
+    await w.erasures_over()
     return Request(params={"id": made["id"]})
 
 

@@ -84,8 +84,8 @@ async def test_an_idempotency_key_replays_its_erasure_and_refuses_another_reques
 
 
 @pytest.mark.parametrize("body, says", [
-    ({}, "give phone"),
-    ({"suppress": False}, "give phone"),
+    ({}, "phone or email is required"),
+    ({"suppress": False}, "phone or email is required"),
     ({"phone": "12345"}, "E.164"),
     ({"phone": "not a phone"}, "E.164"),
     ({"phone": "+1 999 555 0123"}, "not a valid phone number"),
