@@ -36,6 +36,17 @@ def normalize_e164(value: str, field: str = "phone_number", error: Callable[[str
     return e164
 
 
+def parsed_e164(text: str, region: str | None = None) -> str | None:
+    """`text` in E.164 when libphonenumber reads a valid number in it (E.164 with any spaces or punctuation, or the
+    national format of `region`), else None."""
+    try:
+        number = phonenumbers.parse(text, region)
+    except phonenumbers.NumberParseException:
+        return None
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164) \
+        if phonenumbers.is_valid_number(number) else None
+
+
 def is_e164(value: object) -> bool:
     """A valid number written exactly in E.164 (`+` and digits), without raising (the simulators' checks)."""
     if not isinstance(value, str) or not value.startswith("+"):

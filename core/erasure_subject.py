@@ -8,9 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import phonenumbers
-
-from core.contact import normalize_email
+from core.contact import normalize_email, parsed_e164
 from core.errors import invalid
 from core.ids import is_uuid
 
@@ -32,10 +30,8 @@ def ids(values: Iterable[str]) -> tuple[str, ...]:
 
 def _e164(value: str, index: int) -> str:
     text = value.strip()
-    try:
-        number = phonenumbers.parse(text, None)
-    except phonenumbers.NumberParseException as exc:
-        raise invalid(f"phones[{index}]: {text!r} is not a phone number in international form: {exc}") from None
-    if not phonenumbers.is_valid_number(number):
-        raise invalid(f"phones[{index}]: {text!r} is not a valid phone number")
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    e164 = parsed_e164(text)
+    if e164 is None:
+        raise invalid(f"phones[{index}]: {text!r} is not a valid phone number in international form (E.164, e.g. "
+                      "+14155550123)")
+    return e164

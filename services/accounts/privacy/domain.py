@@ -19,10 +19,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-import phonenumbers
-
 from core import registry
-from core.contact import normalize_email, number_facts
+from core.contact import normalize_email, number_facts, parsed_e164
 from core.errors import ServiceError
 from core.masking import mask
 
@@ -60,13 +58,10 @@ def normalize_phone(value: str, region: str) -> str:
     how = f"send it in E.164 (e.g. +14155550123) or in the national format of the business's country ({region})"
     if not text or len(text) > PHONE_MAX:
         raise _invalid(f"phone must be a phone number: {how}")
-    try:
-        number = phonenumbers.parse(text, region)
-    except phonenumbers.NumberParseException:
-        raise _invalid(f"phone {mask(text)} is not a phone number: {how}") from None
-    if not phonenumbers.is_valid_number(number):
+    e164 = parsed_e164(text, region)
+    if e164 is None:
         raise _invalid(f"phone {mask(text)} is not a valid phone number: {how}")
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+    return e164
 
 
 @dataclass(frozen=True)
