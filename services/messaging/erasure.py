@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -43,7 +42,7 @@ from typing import Any
 from core import erasure_subject as subject
 from core import tenant
 from core.errors import ServiceError, not_found
-from core.ids import require_uuid, utcnow
+from core.ids import new_id, require_uuid, utcnow
 from core.uow import UnitOfWork
 from providers.messaging.adapter import MessagingProvider, ProviderError
 from services.messaging.repositories.erasure import FoundText
@@ -204,5 +203,5 @@ class Erasures:
                                                              "kept under its suppression hash: the person was erased")
                 if who.suppress:
                     removed.suppressed += await erasure.suppress(
-                        id=str(uuid.uuid4()), business_id=business_id, phone=hashed, added_by=by, created_at=now,
+                        id=new_id(), business_id=business_id, phone=hashed, added_by=by, created_at=now,
                         reason="the person was erased: kept as the hash of their number, never to be contacted again")
