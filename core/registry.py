@@ -107,15 +107,21 @@ _SDR_NEIGHBOUR_RPCS = tuple(f"/switchboard.v1.{rpc}" for rpc in (
     "Calls/PlaceCall", "Calls/GetCall",
     "Accounts/GetWorkspace"))  # core.standings: a business's standing before its touch is placed
 # The services holding a business's customers' personal data: the accounts service's privacy jobs ask each to erase
-# a person (ErasePerson), and no other process may.
+# a person (ErasePerson) and to apply the business's retention (ApplyRetention), and no other process may.
 PERSONAL_DATA_SERVICES = ("sdr", "calls", "messaging", "webhooks")
+# A torn-down business's deletion asks these (ErasePerson with whole_business): the agents service deletes its
+# assistants at the voice provider, then the services holding personal data delete everything of the business.
+TEARDOWN_SERVICES = ("agents", *PERSONAL_DATA_SERVICES)
+# The services holding a business's records besides accounts: its export asks each for pages of its kinds
+# (ExportPage), and no other process may.
+EXPORT_SERVICES = ("agents", "calls", "sdr", "messaging", "evals", "webhooks")
 SERVICES: tuple[Service, ...] = (
     # Keys, sessions and sign-in links are stored as HMACs under subkeys of SWITCHBOARD_SECRET_KEY (and, during a
     # rotation, of the one before it): accounts holds them.
     Service("accounts", 50051, "Accounts", "users, workspaces, keys, sessions, signup, payments, usage",
             secrets=("DATABASE_URL", "SWITCHBOARD_SECRET_KEY", "SWITCHBOARD_SECRET_KEY_PREVIOUS", "PAYMENTS_API_KEY",
                      "SMTP_PASSWORD"),
-            rpc_to=("agents", *PERSONAL_DATA_SERVICES), internet=True),
+            rpc_to=tuple(dict.fromkeys((*TEARDOWN_SERVICES, *EXPORT_SERVICES))), internet=True),
     # It buys the pool's numbers from the SMS provider (services.agents.stock): SMS_AUTH_TOKEN.
     Service("agents", 50052, "Agents", "agents, prompts, versions, phone numbers and the pool",
             secrets=("DATABASE_URL", "VOICE_API_KEY", "VOICE_WEBHOOK_SECRET", "WEBHOOK_SECRETS_KEY", "SMS_AUTH_TOKEN"),
@@ -197,7 +203,9 @@ RPC_CALLERS: dict[str, tuple[str, ...]] = {
     "/switchboard.v1.Accounts/RecordUsage": (GATEWAY,),
     "/switchboard.v1.Sdr/RunScheduled": (GATEWAY,),
     "/switchboard.v1.Sdr/RecordCallerLead": ("calls",),  # names a call: the calls service's word alone
-    **{f"/switchboard.v1.{BY_NAME[name].grpc_name}/ErasePerson": ("accounts",) for name in PERSONAL_DATA_SERVICES},
+    **{f"/switchboard.v1.{BY_NAME[name].grpc_name}/ErasePerson": ("accounts",) for name in TEARDOWN_SERVICES},
+    **{f"/switchboard.v1.{BY_NAME[name].grpc_name}/ApplyRetention": ("accounts",) for name in PERSONAL_DATA_SERVICES},
+    **{f"/switchboard.v1.{BY_NAME[name].grpc_name}/ExportPage": ("accounts",) for name in EXPORT_SERVICES},
 }
 
 

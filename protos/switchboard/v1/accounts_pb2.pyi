@@ -292,7 +292,7 @@ class RevokeKeyReply(_message.Message):
     def __init__(self, success: _Optional[bool] = ...) -> None: ...
 
 class Workspace(_message.Message):
-    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone", "standing", "plan_id", "paid_through", "trial_ends_at")
+    __slots__ = ("id", "name", "lifecycle_state", "metadata", "external_ref", "created_at", "updated_at", "subscription_status", "provisioning", "timezone", "standing", "plan_id", "paid_through", "trial_ends_at", "retention", "data_deletion_due_at", "data_deleted_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     LIFECYCLE_STATE_FIELD_NUMBER: _ClassVar[int]
@@ -307,6 +307,9 @@ class Workspace(_message.Message):
     PLAN_ID_FIELD_NUMBER: _ClassVar[int]
     PAID_THROUGH_FIELD_NUMBER: _ClassVar[int]
     TRIAL_ENDS_AT_FIELD_NUMBER: _ClassVar[int]
+    RETENTION_FIELD_NUMBER: _ClassVar[int]
+    DATA_DELETION_DUE_AT_FIELD_NUMBER: _ClassVar[int]
+    DATA_DELETED_AT_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     lifecycle_state: str
@@ -321,7 +324,10 @@ class Workspace(_message.Message):
     plan_id: str
     paid_through: _timestamp_pb2.Timestamp
     trial_ends_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ..., standing: _Optional[str] = ..., plan_id: _Optional[str] = ..., paid_through: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    retention: Retention
+    data_deletion_due_at: _timestamp_pb2.Timestamp
+    data_deleted_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., lifecycle_state: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., subscription_status: _Optional[str] = ..., provisioning: _Optional[_Union[Provisioning, _Mapping]] = ..., timezone: _Optional[str] = ..., standing: _Optional[str] = ..., plan_id: _Optional[str] = ..., paid_through: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., trial_ends_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retention: _Optional[_Union[Retention, _Mapping]] = ..., data_deletion_due_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., data_deleted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class CreatedWorkspace(_message.Message):
     __slots__ = ("workspace", "payment_response")
@@ -402,18 +408,34 @@ class CreateWorkspaceRequest(_message.Message):
     def __init__(self, name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., external_ref: _Optional[str] = ..., timezone: _Optional[str] = ..., payment_signature: _Optional[str] = ...) -> None: ...
 
 class UpdateWorkspaceRequest(_message.Message):
-    __slots__ = ("id", "name", "metadata", "action", "timezone")
+    __slots__ = ("id", "name", "metadata", "action", "timezone", "retention")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     TIMEZONE_FIELD_NUMBER: _ClassVar[int]
+    RETENTION_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     metadata: _struct_pb2.Struct
     action: str
     timezone: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action: _Optional[str] = ..., timezone: _Optional[str] = ...) -> None: ...
+    retention: Retention
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., action: _Optional[str] = ..., timezone: _Optional[str] = ..., retention: _Optional[_Union[Retention, _Mapping]] = ...) -> None: ...
+
+class Retention(_message.Message):
+    __slots__ = ("recordings_days", "transcripts_days", "message_bodies_days", "webhook_events_days", "evidence_days")
+    RECORDINGS_DAYS_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPTS_DAYS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_BODIES_DAYS_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_EVENTS_DAYS_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_DAYS_FIELD_NUMBER: _ClassVar[int]
+    recordings_days: int
+    transcripts_days: int
+    message_bodies_days: int
+    webhook_events_days: int
+    evidence_days: int
+    def __init__(self, recordings_days: _Optional[int] = ..., transcripts_days: _Optional[int] = ..., message_bodies_days: _Optional[int] = ..., webhook_events_days: _Optional[int] = ..., evidence_days: _Optional[int] = ...) -> None: ...
 
 class BusinessZonesRequest(_message.Message):
     __slots__ = ()
@@ -787,3 +809,97 @@ class ErasureCompleted(_message.Message):
     business_id: str
     report: _containers.RepeatedCompositeFieldContainer[ErasureStep]
     def __init__(self, erasure_id: _Optional[str] = ..., business_id: _Optional[str] = ..., report: _Optional[_Iterable[_Union[ErasureStep, _Mapping]]] = ...) -> None: ...
+
+class CreateExportRequest(_message.Message):
+    __slots__ = ("business_id", "idempotency_key")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    idempotency_key: str
+    def __init__(self, business_id: _Optional[str] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+
+class ExportKind(_message.Message):
+    __slots__ = ("kind", "records", "done")
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    kind: str
+    records: int
+    done: bool
+    def __init__(self, kind: _Optional[str] = ..., records: _Optional[int] = ..., done: _Optional[bool] = ...) -> None: ...
+
+class Export(_message.Message):
+    __slots__ = ("id", "business_id", "status", "kinds", "records", "bytes", "created_at", "completed_at", "expires_at", "error", "download_query", "download_expires_at", "sha256")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    KINDS_FIELD_NUMBER: _ClassVar[int]
+    RECORDS_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    DOWNLOAD_QUERY_FIELD_NUMBER: _ClassVar[int]
+    DOWNLOAD_EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    business_id: str
+    status: str
+    kinds: _containers.RepeatedCompositeFieldContainer[ExportKind]
+    records: int
+    bytes: int
+    created_at: _timestamp_pb2.Timestamp
+    completed_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    error: str
+    download_query: str
+    download_expires_at: _timestamp_pb2.Timestamp
+    sha256: str
+    def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., status: _Optional[str] = ..., kinds: _Optional[_Iterable[_Union[ExportKind, _Mapping]]] = ..., records: _Optional[int] = ..., bytes: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., completed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[str] = ..., download_query: _Optional[str] = ..., download_expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., sha256: _Optional[str] = ...) -> None: ...
+
+class GetExportRequest(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class ListExportsRequest(_message.Message):
+    __slots__ = ("page", "business_id")
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    page: _common_pb2.PageRequest
+    business_id: str
+    def __init__(self, page: _Optional[_Union[_common_pb2.PageRequest, _Mapping]] = ..., business_id: _Optional[str] = ...) -> None: ...
+
+class ListExportsReply(_message.Message):
+    __slots__ = ("exports", "page")
+    EXPORTS_FIELD_NUMBER: _ClassVar[int]
+    PAGE_FIELD_NUMBER: _ClassVar[int]
+    exports: _containers.RepeatedCompositeFieldContainer[Export]
+    page: _common_pb2.PageInfo
+    def __init__(self, exports: _Optional[_Iterable[_Union[Export, _Mapping]]] = ..., page: _Optional[_Union[_common_pb2.PageInfo, _Mapping]] = ...) -> None: ...
+
+class ReadExportPartRequest(_message.Message):
+    __slots__ = ("id", "expires", "signature", "part")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_FIELD_NUMBER: _ClassVar[int]
+    SIGNATURE_FIELD_NUMBER: _ClassVar[int]
+    PART_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    expires: int
+    signature: str
+    part: int
+    def __init__(self, id: _Optional[str] = ..., expires: _Optional[int] = ..., signature: _Optional[str] = ..., part: _Optional[int] = ...) -> None: ...
+
+class ExportPart(_message.Message):
+    __slots__ = ("data", "parts", "bytes", "filename")
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    PARTS_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    FILENAME_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    parts: int
+    bytes: int
+    filename: str
+    def __init__(self, data: _Optional[bytes] = ..., parts: _Optional[int] = ..., bytes: _Optional[int] = ..., filename: _Optional[str] = ...) -> None: ...

@@ -205,6 +205,26 @@ class AccountsStub:
                 request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListErasuresRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListErasuresReply.FromString,
                 _registered_method=True)
+        self.CreateExport = channel.unary_unary(
+                '/switchboard.v1.Accounts/CreateExport',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.CreateExportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.Export.FromString,
+                _registered_method=True)
+        self.GetExport = channel.unary_unary(
+                '/switchboard.v1.Accounts/GetExport',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.GetExportRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.Export.FromString,
+                _registered_method=True)
+        self.ListExports = channel.unary_unary(
+                '/switchboard.v1.Accounts/ListExports',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.ListExportsRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListExportsReply.FromString,
+                _registered_method=True)
+        self.ReadExportPart = channel.unary_unary(
+                '/switchboard.v1.Accounts/ReadExportPart',
+                request_serializer=switchboard_dot_v1_dot_accounts__pb2.ReadExportPartRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_accounts__pb2.ExportPart.FromString,
+                _registered_method=True)
 
 
 class AccountsServicer:
@@ -470,6 +490,37 @@ class AccountsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateExport(self, request, context):
+        """-- Export of a business's data (services.accounts.privacy exports): a job writing every kind of its records as
+        JSON Lines into an archive stored in parts, each kind read a page at a time from the service holding it.
+        Queues an export of one of the caller's businesses and starts it; answers the one an idempotency key made.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetExport(self, request, context):
+        """One export of the caller's businesses, with a freshly signed download link once completed; NOT_FOUND otherwise.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListExports(self, request, context):
+        """The exports of the caller's businesses (or the one named), newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReadExportPart(self, request, context):
+        """One part of a completed export's archive, for a signed link that has not expired (the link is the credential);
+        fails NOT_FOUND for a bad signature or an unknown export, and for a caller of another business.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AccountsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -637,6 +688,26 @@ def add_AccountsServicer_to_server(servicer, server):
                     servicer.ListErasures,
                     request_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListErasuresRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_accounts__pb2.ListErasuresReply.SerializeToString,
+            ),
+            'CreateExport': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateExport,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.CreateExportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.Export.SerializeToString,
+            ),
+            'GetExport': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetExport,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.GetExportRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.Export.SerializeToString,
+            ),
+            'ListExports': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListExports,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.ListExportsRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.ListExportsReply.SerializeToString,
+            ),
+            'ReadExportPart': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReadExportPart,
+                    request_deserializer=switchboard_dot_v1_dot_accounts__pb2.ReadExportPartRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_accounts__pb2.ExportPart.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1536,6 +1607,114 @@ class Accounts:
             '/switchboard.v1.Accounts/ListErasures',
             switchboard_dot_v1_dot_accounts__pb2.ListErasuresRequest.SerializeToString,
             switchboard_dot_v1_dot_accounts__pb2.ListErasuresReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateExport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/CreateExport',
+            switchboard_dot_v1_dot_accounts__pb2.CreateExportRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.Export.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetExport(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/GetExport',
+            switchboard_dot_v1_dot_accounts__pb2.GetExportRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.Export.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListExports(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/ListExports',
+            switchboard_dot_v1_dot_accounts__pb2.ListExportsRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.ListExportsReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReadExportPart(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Accounts/ReadExportPart',
+            switchboard_dot_v1_dot_accounts__pb2.ReadExportPartRequest.SerializeToString,
+            switchboard_dot_v1_dot_accounts__pb2.ExportPart.FromString,
             options,
             channel_credentials,
             insecure,

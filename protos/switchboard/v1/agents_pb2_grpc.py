@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from switchboard.v1 import agents_pb2 as switchboard_dot_v1_dot_agents__pb2
+from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -147,6 +148,16 @@ class AgentsStub:
                 '/switchboard.v1.Agents/RunCustomTool',
                 request_serializer=switchboard_dot_v1_dot_agents__pb2.RunCustomToolRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_agents__pb2.CustomToolRun.FromString,
+                _registered_method=True)
+        self.ErasePerson = channel.unary_unary(
+                '/switchboard.v1.Agents/ErasePerson',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
+                _registered_method=True)
+        self.ExportPage = channel.unary_unary(
+                '/switchboard.v1.Agents/ExportPage',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.ExportPageRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ExportPageReply.FromString,
                 _registered_method=True)
 
 
@@ -321,6 +332,22 @@ class AgentsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ErasePerson(self, request, context):
+        """A torn-down business's deletion (whole_business only): its assistants at the voice provider deleted
+        (services.accounts.privacy teardown), which alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportPage(self, request, context):
+        """A page of one kind of the business's records for its export (services.accounts.privacy exports): the accounts
+        service's export job alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AgentsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -433,6 +460,16 @@ def add_AgentsServicer_to_server(servicer, server):
                     servicer.RunCustomTool,
                     request_deserializer=switchboard_dot_v1_dot_agents__pb2.RunCustomToolRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_agents__pb2.CustomToolRun.SerializeToString,
+            ),
+            'ErasePerson': grpc.unary_unary_rpc_method_handler(
+                    servicer.ErasePerson,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.SerializeToString,
+            ),
+            'ExportPage': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportPage,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.ExportPageRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ExportPageReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1033,6 +1070,60 @@ class Agents:
             '/switchboard.v1.Agents/RunCustomTool',
             switchboard_dot_v1_dot_agents__pb2.RunCustomToolRequest.SerializeToString,
             switchboard_dot_v1_dot_agents__pb2.CustomToolRun.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ErasePerson(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/ErasePerson',
+            switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportPage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Agents/ExportPage',
+            switchboard_dot_v1_dot_common__pb2.ExportPageRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ExportPageReply.FromString,
             options,
             channel_credentials,
             insecure,

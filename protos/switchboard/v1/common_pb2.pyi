@@ -125,7 +125,7 @@ class ComplianceDecision(_message.Message):
     def __init__(self, id: _Optional[str] = ..., business_id: _Optional[str] = ..., channel: _Optional[str] = ..., phone: _Optional[str] = ..., lead_id: _Optional[str] = ..., outcome: _Optional[str] = ..., rule: _Optional[str] = ..., source: _Optional[str] = ..., code: _Optional[str] = ..., message: _Optional[str] = ..., not_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., actor: _Optional[str] = ..., reference: _Optional[str] = ..., inputs: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., decided_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class ErasureRequest(_message.Message):
-    __slots__ = ("business_id", "erasure_id", "phones", "emails", "lead_ids", "call_ids", "message_ids", "suppress")
+    __slots__ = ("business_id", "erasure_id", "phones", "emails", "lead_ids", "call_ids", "message_ids", "suppress", "whole_business")
     BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
     ERASURE_ID_FIELD_NUMBER: _ClassVar[int]
     PHONES_FIELD_NUMBER: _ClassVar[int]
@@ -134,6 +134,7 @@ class ErasureRequest(_message.Message):
     CALL_IDS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
     SUPPRESS_FIELD_NUMBER: _ClassVar[int]
+    WHOLE_BUSINESS_FIELD_NUMBER: _ClassVar[int]
     business_id: str
     erasure_id: str
     phones: _containers.RepeatedScalarFieldContainer[str]
@@ -142,7 +143,8 @@ class ErasureRequest(_message.Message):
     call_ids: _containers.RepeatedScalarFieldContainer[str]
     message_ids: _containers.RepeatedScalarFieldContainer[str]
     suppress: bool
-    def __init__(self, business_id: _Optional[str] = ..., erasure_id: _Optional[str] = ..., phones: _Optional[_Iterable[str]] = ..., emails: _Optional[_Iterable[str]] = ..., lead_ids: _Optional[_Iterable[str]] = ..., call_ids: _Optional[_Iterable[str]] = ..., message_ids: _Optional[_Iterable[str]] = ..., suppress: _Optional[bool] = ...) -> None: ...
+    whole_business: bool
+    def __init__(self, business_id: _Optional[str] = ..., erasure_id: _Optional[str] = ..., phones: _Optional[_Iterable[str]] = ..., emails: _Optional[_Iterable[str]] = ..., lead_ids: _Optional[_Iterable[str]] = ..., call_ids: _Optional[_Iterable[str]] = ..., message_ids: _Optional[_Iterable[str]] = ..., suppress: _Optional[bool] = ..., whole_business: _Optional[bool] = ...) -> None: ...
 
 class ErasedItem(_message.Message):
     __slots__ = ("what", "action", "count")
@@ -155,13 +157,65 @@ class ErasedItem(_message.Message):
     def __init__(self, what: _Optional[str] = ..., action: _Optional[str] = ..., count: _Optional[int] = ...) -> None: ...
 
 class ErasureReport(_message.Message):
-    __slots__ = ("items", "lead_ids", "call_ids", "message_ids")
+    __slots__ = ("items", "lead_ids", "call_ids", "message_ids", "more")
     ITEMS_FIELD_NUMBER: _ClassVar[int]
     LEAD_IDS_FIELD_NUMBER: _ClassVar[int]
     CALL_IDS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_IDS_FIELD_NUMBER: _ClassVar[int]
+    MORE_FIELD_NUMBER: _ClassVar[int]
     items: _containers.RepeatedCompositeFieldContainer[ErasedItem]
     lead_ids: _containers.RepeatedScalarFieldContainer[str]
     call_ids: _containers.RepeatedScalarFieldContainer[str]
     message_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, items: _Optional[_Iterable[_Union[ErasedItem, _Mapping]]] = ..., lead_ids: _Optional[_Iterable[str]] = ..., call_ids: _Optional[_Iterable[str]] = ..., message_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    more: bool
+    def __init__(self, items: _Optional[_Iterable[_Union[ErasedItem, _Mapping]]] = ..., lead_ids: _Optional[_Iterable[str]] = ..., call_ids: _Optional[_Iterable[str]] = ..., message_ids: _Optional[_Iterable[str]] = ..., more: _Optional[bool] = ...) -> None: ...
+
+class RetentionRequest(_message.Message):
+    __slots__ = ("business_id", "run_id", "recordings_before", "transcripts_before", "message_bodies_before", "webhook_events_before", "evidence_before", "batch")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    RECORDINGS_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    TRANSCRIPTS_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_BODIES_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    WEBHOOK_EVENTS_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    EVIDENCE_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    run_id: str
+    recordings_before: _timestamp_pb2.Timestamp
+    transcripts_before: _timestamp_pb2.Timestamp
+    message_bodies_before: _timestamp_pb2.Timestamp
+    webhook_events_before: _timestamp_pb2.Timestamp
+    evidence_before: _timestamp_pb2.Timestamp
+    batch: int
+    def __init__(self, business_id: _Optional[str] = ..., run_id: _Optional[str] = ..., recordings_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., transcripts_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., message_bodies_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., webhook_events_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., evidence_before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., batch: _Optional[int] = ...) -> None: ...
+
+class RetentionReport(_message.Message):
+    __slots__ = ("items", "more")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    MORE_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[ErasedItem]
+    more: bool
+    def __init__(self, items: _Optional[_Iterable[_Union[ErasedItem, _Mapping]]] = ..., more: _Optional[bool] = ...) -> None: ...
+
+class ExportPageRequest(_message.Message):
+    __slots__ = ("business_id", "export_id", "kind", "after", "limit")
+    BUSINESS_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPORT_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    business_id: str
+    export_id: str
+    kind: str
+    after: str
+    limit: int
+    def __init__(self, business_id: _Optional[str] = ..., export_id: _Optional[str] = ..., kind: _Optional[str] = ..., after: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ExportPageReply(_message.Message):
+    __slots__ = ("lines", "next_after")
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_AFTER_FIELD_NUMBER: _ClassVar[int]
+    lines: _containers.RepeatedScalarFieldContainer[str]
+    next_after: str
+    def __init__(self, lines: _Optional[_Iterable[str]] = ..., next_after: _Optional[str] = ...) -> None: ...

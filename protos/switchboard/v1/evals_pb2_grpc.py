@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from switchboard.v1 import common_pb2 as switchboard_dot_v1_dot_common__pb2
 from switchboard.v1 import evals_pb2 as switchboard_dot_v1_dot_evals__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -75,6 +76,11 @@ class EvalsStub:
                 '/switchboard.v1.Evals/GateEval',
                 request_serializer=switchboard_dot_v1_dot_evals__pb2.GateEvalRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_evals__pb2.EvalGateOutcome.FromString,
+                _registered_method=True)
+        self.ExportPage = channel.unary_unary(
+                '/switchboard.v1.Evals/ExportPage',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.ExportPageRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ExportPageReply.FromString,
                 _registered_method=True)
 
 
@@ -152,6 +158,14 @@ class EvalsServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportPage(self, request, context):
+        """A page of one kind of the business's records for its export (services.accounts.privacy exports): the accounts
+        service's export job alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EvalsServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -194,6 +208,11 @@ def add_EvalsServicer_to_server(servicer, server):
                     servicer.GateEval,
                     request_deserializer=switchboard_dot_v1_dot_evals__pb2.GateEvalRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_evals__pb2.EvalGateOutcome.SerializeToString,
+            ),
+            'ExportPage': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportPage,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.ExportPageRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ExportPageReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -414,6 +433,33 @@ class Evals:
             '/switchboard.v1.Evals/GateEval',
             switchboard_dot_v1_dot_evals__pb2.GateEvalRequest.SerializeToString,
             switchboard_dot_v1_dot_evals__pb2.EvalGateOutcome.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportPage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Evals/ExportPage',
+            switchboard_dot_v1_dot_common__pb2.ExportPageRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ExportPageReply.FromString,
             options,
             channel_credentials,
             insecure,

@@ -233,6 +233,16 @@ class SdrStub:
                 request_serializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
                 response_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
                 _registered_method=True)
+        self.ApplyRetention = channel.unary_unary(
+                '/switchboard.v1.Sdr/ApplyRetention',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.RetentionRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.RetentionReport.FromString,
+                _registered_method=True)
+        self.ExportPage = channel.unary_unary(
+                '/switchboard.v1.Sdr/ExportPage',
+                request_serializer=switchboard_dot_v1_dot_common__pb2.ExportPageRequest.SerializeToString,
+                response_deserializer=switchboard_dot_v1_dot_common__pb2.ExportPageReply.FromString,
+                _registered_method=True)
 
 
 class SdrServicer:
@@ -547,6 +557,22 @@ class SdrServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ApplyRetention(self, request, context):
+        """Delete or redact what is past the business's retention (services.accounts.privacy retention), a batch at a
+        time: the accounts service's retention job alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ExportPage(self, request, context):
+        """A page of one kind of the business's records for its export (services.accounts.privacy exports): the accounts
+        service's export job alone may ask (core.registry.RPC_CALLERS).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SdrServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -744,6 +770,16 @@ def add_SdrServicer_to_server(servicer, server):
                     servicer.ErasePerson,
                     request_deserializer=switchboard_dot_v1_dot_common__pb2.ErasureRequest.FromString,
                     response_serializer=switchboard_dot_v1_dot_common__pb2.ErasureReport.SerializeToString,
+            ),
+            'ApplyRetention': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApplyRetention,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.RetentionRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.RetentionReport.SerializeToString,
+            ),
+            'ExportPage': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportPage,
+                    request_deserializer=switchboard_dot_v1_dot_common__pb2.ExportPageRequest.FromString,
+                    response_serializer=switchboard_dot_v1_dot_common__pb2.ExportPageReply.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1802,6 +1838,60 @@ class Sdr:
             '/switchboard.v1.Sdr/ErasePerson',
             switchboard_dot_v1_dot_common__pb2.ErasureRequest.SerializeToString,
             switchboard_dot_v1_dot_common__pb2.ErasureReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApplyRetention(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ApplyRetention',
+            switchboard_dot_v1_dot_common__pb2.RetentionRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.RetentionReport.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportPage(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/switchboard.v1.Sdr/ExportPage',
+            switchboard_dot_v1_dot_common__pb2.ExportPageRequest.SerializeToString,
+            switchboard_dot_v1_dot_common__pb2.ExportPageReply.FromString,
             options,
             channel_credentials,
             insecure,
