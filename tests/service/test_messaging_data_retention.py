@@ -143,10 +143,10 @@ async def test_what_is_past_the_cutoffs_is_redacted_here_and_at_the_provider_and
         assert (await provider_media(stack, text.provider_sid))["media_list"] == []
     assert (await provider_message(stack, new_text.provider_sid))["body"] == "Call me tomorrow"
     # Emails: the old sent one's content gone, the new one and one not sent yet kept.
-    found = {e.id: e for e in await rows(database, schema.emails, schema.emails.c.business_id == business_id)}
-    assert (found[uuid.UUID(old_email)].subject, found[uuid.UUID(old_email)].body) == ("", "")
-    assert found[uuid.UUID(old_email)].to_address == "dana@example.com"
-    assert found[uuid.UUID(new_email)].body == found[uuid.UUID(unsent)].body == "420 dollars"
+    found = {str(e.id): e for e in await rows(database, schema.emails, schema.emails.c.business_id == business_id)}
+    assert (found[old_email].subject, found[old_email].body) == ("", "")
+    assert found[old_email].to_address == "dana@example.com"
+    assert found[new_email].body == found[unsent].body == "420 dollars"
     # The evidence: the old rows kept under the hash with what proves them, the new ones as they were.
     hashed = suppression.hash(kept_in)
     [old_consent] = await rows(database, schema.consent_events, schema.consent_events.c.business_id == business_id,
