@@ -6,7 +6,8 @@ What is past its cutoff becomes (an unset cutoff keeps that kind; at most `batch
 - texts, inbound and outbound, created before `message_bodies_before` and settled (one the provider has not settled
   keeps its body until it has): redacted at the provider first, as the erasure redacts (its body emptied, its media
   deleted: services.messaging.erasure.redact_at_provider), then here: the body "" and the text marked redacted
-  (messages.redacted_at). Numbers, status, times and the provider's sid stay (the thread, billing);
+  (messages.redacted_at). Numbers, status, times and the provider's sid stay (the thread, billing). At most
+  TEXTS_PER_CALL texts a call, fewer than a large batch, so the provider's round trips end within the deadline;
 - emails sent or failed before `message_bodies_before`: subject and body "" (the address, status and times stay);
 - the evidence before `evidence_before`, the consent history and the compliance decision log (of calls and texts
   alike: it is kept here, not in the sdr service) keep their rows with the minimum that proves what happened: the
@@ -48,6 +49,9 @@ log = logging.getLogger(__name__)
 ITEMS = (("provider.message", "redacted"), ("messaging.message_body", "redacted"), ("messaging.email", "redacted"),
          ("messaging.consent_events", "redacted"), ("messaging.compliance_decisions", "redacted"))
 T = TypeVar("T")
+# Texts one call redacts at most, whatever the batch: each is a round trip (or more, with media) to the provider, and
+# the call must end within its deadline (ApplyRetention's, 30 s); the report says `more` for the rest.
+TEXTS_PER_CALL = 200
 
 
 def page(found: Sequence[T], batch: int) -> tuple[list[T], bool]:
@@ -82,9 +86,9 @@ class DataRetention:
         return applied
 
     async def _texts(self, asked: Asked, before: datetime, applied: Applied) -> None:
+        batch = min(asked.batch, TEXTS_PER_CALL)
         async with self.uow.read() as work:
-            texts, more = page(await work.data_retention.texts(asked.business_id, before, asked.batch + 1),
-                               asked.batch)
+            texts, more = page(await work.data_retention.texts(asked.business_id, before, batch + 1), batch)
         applied.more |= more
         if not texts:
             return

@@ -492,7 +492,8 @@ async def erase_messages(conn: AsyncConnection, business_id: str, message_ids: l
         body="", from_number=sa.case((is_inbound, marker), else_=m.from_number),
         to_number=sa.case((is_inbound, m.to_number), else_=marker),
         error_message=sa.func.replace(m.error_message, contact, marker),
-        idempotency_key=sa.func.replace(m.idempotency_key, contact, hashed)))
+        idempotency_key=sa.func.replace(m.idempotency_key, contact, hashed),
+        redacted_at=sa.func.coalesce(m.redacted_at, sa.func.now())))  # redacted at the provider too: not again
     return int(changed.rowcount)
 
 

@@ -17,6 +17,7 @@ from core.messages import set_timestamp
 from core.tenant import acting_for
 from services.messaging import schema
 from services.messaging import store as messaging_store
+from services.messaging.data_retention import TEXTS_PER_CALL
 from services.messaging.suppression import Suppression
 from switchboard.v1 import common_pb2, messaging_pb2, messaging_pb2_grpc
 from tests.service.test_messaging_erasure import provider_media, provider_message
@@ -188,6 +189,20 @@ async def test_a_small_batch_says_more_and_an_unset_cutoff_keeps_its_kind(stack,
     second = await apply(messaging, stack, business_id, batch=2, message_bodies_before=CUTOFF)
     assert counts(second)[("messaging.message_body", "redacted")] == 1 and not second.more
     assert {t.body for t in await rows(database, schema.messages, schema.messages.c.id.in_(old))} == {""}
+
+
+async def test_a_call_redacts_at_most_texts_per_call_whatever_the_batch(stack, account, messaging, database):
+    business_id, at = account["business_id"], utcnow() - OLD
+    async with database.transaction() as conn:
+        for i in range(TEXTS_PER_CALL + 1):
+            await messaging_store.add_to_thread(
+                conn, business_number="+14155550188", contact_number="+14155550189", id=new_id(),
+                business_id=business_id, direction="inbound", from_number="+14155550189",
+                to_number="+14155550188", body=f"old text {i}", status="received", created_at=at, updated_at=at)
+    first = await apply(messaging, stack, business_id, batch=1000, message_bodies_before=CUTOFF)
+    assert counts(first)[("messaging.message_body", "redacted")] == TEXTS_PER_CALL and first.more
+    second = await apply(messaging, stack, business_id, batch=1000, message_bodies_before=CUTOFF)
+    assert counts(second)[("messaging.message_body", "redacted")] == 1 and not second.more
 
 
 async def test_only_the_accounts_service_may_ask_and_only_for_the_business_it_acts_for(stack, account, messaging):
