@@ -99,6 +99,29 @@ def redacted_event(data: dict[str, Any], numbers: Iterable[str], replacement: st
     return redacted
 
 
+async def redact_at_provider(sms: MessagingProvider, sids: Iterable[str], ask_again: str) -> int:
+    """Each text redacted at the provider (its body emptied, its media deleted: MessagingProvider.redact_message),
+    PROVIDER_AT_ONCE at a time, with no connection held; how many the provider still had. One it could not redact
+    fails the whole (unavailable, saying `ask_again`) after every redaction asked has ended: a redaction repeats
+    harmlessly, so the caller writes nothing and asks again. The erasure and the retention a business set
+    (services.messaging.data_retention) redact through it."""
+    gate = asyncio.Semaphore(PROVIDER_AT_ONCE)
+
+    async def redact(sid: str) -> bool:
+        async with gate:
+            return await sms.redact_message(sid) is not None
+
+    done = await asyncio.gather(*(redact(sid) for sid in sids), return_exceptions=True)
+    failed = [d for d in done if isinstance(d, BaseException)]
+    for exc in failed:
+        if not isinstance(exc, ProviderError):
+            raise exc
+    if failed:
+        raise ServiceError("unavailable", f"the messaging provider could not redact {len(failed)} of the texts "
+                           f"({failed[0]}): {ask_again}")
+    return sum(1 for d in done if d is True)
+
+
 @dataclass
 class Removed:
     """What was removed where: a report line per kind of record."""
@@ -155,23 +178,8 @@ class Erasures:
 
     async def _at_the_provider(self, who: Person, texts: list[FoundText]) -> int:
         """Each text the provider took redacted there (none held: no connection is); how many it still had."""
-        gate = asyncio.Semaphore(PROVIDER_AT_ONCE)
-
-        async def redact(sid: str) -> bool:
-            async with gate:
-                return await self.sms.redact_message(sid) is not None
-
-        done = await asyncio.gather(*(redact(t.provider_sid) for t in texts if t.provider_sid),
-                                    return_exceptions=True)  # every redaction ends before the answer
-        failed = [d for d in done if isinstance(d, BaseException)]
-        for exc in failed:
-            if not isinstance(exc, ProviderError):
-                raise exc
-        if failed:
-            raise ServiceError("unavailable", f"the messaging provider could not redact {len(failed)} of the "
-                               f"person's texts ({failed[0]}): nothing was erased here yet; ask again (erasure "
-                               f"{who.erasure_id})")
-        return sum(1 for d in done if d is True)
+        return await redact_at_provider(self.sms, [t.provider_sid for t in texts if t.provider_sid],
+                                        f"nothing was erased here yet; ask again (erasure {who.erasure_id})")
 
     async def _here(self, who: Person, texts: list[FoundText], numbers: list[str], removed: Removed) -> None:
         """Everything here, in one transaction."""

@@ -60,6 +60,9 @@ messages = sa.Table(
     # times it was asked (services.messaging.reconciliation).
     sa.Column("status_check_due", Ts),
     sa.Column("status_checks", sa.Integer, nullable=False, server_default="0"),
+    # When its body was redacted here and at the provider (services.messaging.data_retention); a text without a
+    # body (a photo alone) still has media at the provider until then.
+    sa.Column("redacted_at", Ts),
 )
 sa.Index("messages_conversation_newest", messages.c.conversation_id, messages.c.created_at.desc(),
          messages.c.id.desc())
@@ -67,6 +70,9 @@ sa.Index("messages_business_newest", messages.c.business_id, messages.c.created_
 sa.Index("messages_unknown", messages.c.updated_at, postgresql_where=messages.c.status == "unknown")
 sa.Index("messages_in_flight", messages.c.updated_at,
          postgresql_where=messages.c.status.in_(domain.IN_FLIGHT))
+# The retention a business set (services.messaging.data_retention) finds what it has still to redact, oldest first.
+sa.Index("messages_unredacted", messages.c.business_id, messages.c.created_at,
+         postgresql_where=messages.c.redacted_at.is_(None))
 sa.Index("messages_idempotency_key", messages.c.business_id, messages.c.idempotency_key, unique=True,
          postgresql_where=messages.c.idempotency_key.isnot(None))
 
@@ -85,6 +91,10 @@ consent_events = sa.Table(
     sa.Column("created_at", Ts, nullable=False),
 )
 sa.Index("consent_events_phone", consent_events.c.business_id, consent_events.c.phone, consent_events.c.id)
+# The evidence the retention a business set has still to redact (its number not yet a hash), oldest first.
+HASHED_PREFIX = "hmac-sha256:%"
+sa.Index("consent_events_unredacted", consent_events.c.business_id, consent_events.c.created_at,
+         postgresql_where=consent_events.c.phone.notlike(HASHED_PREFIX))
 
 # A business's do-not-call list; a removal is kept (with its reason), so the list's history stays readable.
 dnc_entries = sa.Table(
@@ -134,6 +144,7 @@ emails = sa.Table(
 )
 sa.Index("emails_business_newest", emails.c.business_id, emails.c.created_at.desc(), emails.c.id.desc())
 sa.Index("emails_due", emails.c.next_attempt_at, postgresql_where=emails.c.status == "approved")
+sa.Index("emails_unredacted", emails.c.business_id, emails.c.created_at, postgresql_where=emails.c.body != "")
 
 # The addresses the business's owner approved in person: a key's email to one goes out at once (domain.recipient_of).
 approved_recipients = sa.Table(
@@ -171,6 +182,8 @@ sa.Index("compliance_decisions_phone_newest", compliance_decisions.c.business_id
 sa.Index("compliance_decisions_lead_newest", compliance_decisions.c.business_id, compliance_decisions.c.lead_id,
          compliance_decisions.c.decided_at.desc(), compliance_decisions.c.id.desc(),
          postgresql_where=compliance_decisions.c.lead_id.isnot(None))
+sa.Index("compliance_decisions_unredacted", compliance_decisions.c.business_id, compliance_decisions.c.decided_at,
+         postgresql_where=compliance_decisions.c.phone.notlike(HASHED_PREFIX))
 
 # The touch ledger: every call and text placed, whatever path placed it (each with its logged decision), counted by
 # channel against the callee's frequency caps; a touch the provider then refused frees its slot (released_at), so

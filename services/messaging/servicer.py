@@ -5,7 +5,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
-from core import standings
+from core import data_retention, standings
 from core.bus import PROVIDER_STREAM
 from core.grpc_server import Runtime
 from core.ids import utcnow
@@ -18,6 +18,7 @@ from providers.messaging.webhooks import STATUS_SUBJECT
 from services.messaging import domain, provider_service, spend
 from services.messaging.compliance_service import DECISIONS_PAGE, CalleeStanding, Compliance
 from services.messaging.consent_service import Consents, conversational_until, evidence_of
+from services.messaging.data_retention import DataRetention
 from services.messaging.email_service import (
     EMAILS_PAGE,
     NOTICES_CONSUMER,
@@ -173,15 +174,21 @@ def erasure_report(erased: Erased) -> common_pb2.ErasureReport:
 
 class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
     def __init__(self, texts: Texts, consents: Consents, compliance: Compliance, provider: ProviderRequests,
-                 emails: Emails, spending: spend.Spending, erasures: Erasures):
+                 emails: Emails, spending: spend.Spending, erasures: Erasures, retention: DataRetention):
         self.texts, self.consents, self.compliance = texts, consents, compliance
         self.provider, self.emails, self.spending = provider, emails, spending
-        self.erasures = erasures
+        self.erasures, self.retention = erasures, retention
 
     async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
         return erasure_report(await self.erasures.erase(person(
             request.business_id, request.erasure_id, request.phones, request.emails, request.message_ids,
             request.suppress)))
+
+    async def ApplyRetention(self, request: common_pb2.RetentionRequest,
+                             context: Context) -> common_pb2.RetentionReport:
+        """The retention job's step (services.messaging.data_retention)."""
+        applied = await self.retention.apply(data_retention.asked(request))
+        return data_retention.report(applied.items(), applied.more)
 
     async def SendSms(self, request: messaging_pb2.SendSmsRequest, context: Context) -> messaging_pb2.SmsSendReply:
         return sent_message(await self.texts.send(new_text(request)))
@@ -316,4 +323,5 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.run(EmailDelivery(uow, configured.mail(s), interval=s.email_delivery_interval_seconds,
                               retry_scale=s.email_retry_scale))
     return MessagingServicer(texts, consents, compliance, provider, emails,
-                             spend.Spending(uow, held, s.email_daily_quota), Erasures(uow, sms, suppression))
+                             spend.Spending(uow, held, s.email_daily_quota), Erasures(uow, sms, suppression),
+                             DataRetention(uow, sms, suppression))

@@ -19,6 +19,8 @@ from services.messaging.domain import Allowance
 from services.messaging.national_registry import AREA_SPAN
 from services.messaging.records import National
 from services.messaging.schema import (
+    HASHED_PREFIX,
+    SCHEMA,
     approved_recipients,
     compliance_decisions,
     consent_events,
@@ -490,7 +492,8 @@ async def erase_messages(conn: AsyncConnection, business_id: str, message_ids: l
         body="", from_number=sa.case((is_inbound, marker), else_=m.from_number),
         to_number=sa.case((is_inbound, m.to_number), else_=marker),
         error_message=sa.func.replace(m.error_message, contact, marker),
-        idempotency_key=sa.func.replace(m.idempotency_key, contact, hashed)))
+        idempotency_key=sa.func.replace(m.idempotency_key, contact, hashed),
+        redacted_at=sa.func.coalesce(m.redacted_at, sa.func.now())))  # redacted at the provider too: not again
     return int(changed.rowcount)
 
 
@@ -574,3 +577,85 @@ async def suppress(conn: AsyncConnection, **values: Any) -> bool:
         index_elements=["business_id", "phone"], index_where=dnc_entries.c.removed_at.is_(None))
         .returning(dnc_entries.c.id))
     return added.first() is not None
+
+
+# -- the retention a business set (services.messaging.data_retention) ---------------------------------------------
+
+# A text still on its way (the provider has not settled it) keeps its body until it is: the provider redacts a
+# message only once it is final.
+UNSETTLED = (domain.PENDING, domain.UNKNOWN, "accepted", "queued", "sending")
+EMAILS_SETTLED = ("sent", "failed")  # an email not sent yet keeps what it is to say
+_IDS_HASHES = "unnest(CAST(:ids AS {id}[]), CAST(:hashes AS text[])) AS v(id, hashed)"
+
+
+async def texts_to_redact(conn: AsyncConnection, business_id: str, before: datetime, limit: int) -> list[Any]:
+    """The business's settled texts created before `before` not redacted yet, oldest first: (id, provider_sid)."""
+    m = messages.c
+    return list((await conn.execute(sa.select(m.id, m.provider_sid).where(
+        m.business_id == business_id, m.redacted_at.is_(None), m.created_at < before, m.status.notin_(UNSETTLED))
+        .order_by(m.created_at, m.id).limit(limit))).all())
+
+
+async def redact_texts(conn: AsyncConnection, business_id: str, message_ids: list[str], now: datetime) -> int:
+    """The texts' bodies "" and marked redacted (those not redacted yet); how many."""
+    m = messages.c
+    changed = await conn.execute(messages.update().where(
+        m.business_id == business_id, m.id == sa.any_(sa.bindparam("ids", message_ids, type_=ARRAY(Uuid))),
+        m.redacted_at.is_(None)).values(body="", redacted_at=now))
+    return int(changed.rowcount)
+
+
+async def emails_to_redact(conn: AsyncConnection, business_id: str, before: datetime, limit: int) -> list[str]:
+    """The business's sent or failed emails created before `before` with their content, oldest first: ids."""
+    e = emails.c
+    return [str(i) for i in (await conn.execute(sa.select(e.id).where(
+        e.business_id == business_id, e.body != "", e.created_at < before, e.status.in_(EMAILS_SETTLED))
+        .order_by(e.created_at, e.id).limit(limit))).scalars()]
+
+
+async def redact_emails(conn: AsyncConnection, business_id: str, email_ids: list[str], now: datetime) -> int:
+    """The emails' subject and body "" (the address, status and times stay); how many."""
+    e = emails.c
+    changed = await conn.execute(emails.update().where(
+        e.business_id == business_id, e.id == sa.any_(sa.bindparam("ids", email_ids, type_=ARRAY(Uuid))),
+        e.body != "").values(subject="", body="", updated_at=now))
+    return int(changed.rowcount)
+
+
+async def consent_to_redact(conn: AsyncConnection, business_id: str, before: datetime, limit: int) -> list[Any]:
+    """The business's consent events before `before` whose number is not a hash yet, oldest first: (id, phone)."""
+    c = consent_events.c
+    return list((await conn.execute(sa.select(c.id, c.phone).where(
+        c.business_id == business_id, c.phone.notlike(HASHED_PREFIX), c.created_at < before)
+        .order_by(c.created_at, c.id).limit(limit))).all())
+
+
+async def redact_consent(conn: AsyncConnection, hashed: list[tuple[int, str]]) -> int:
+    """Consent events (id, the hash of its number): the number (and an actor that was the number) replaced by the
+    hash, the note dropped: the redaction the table's trigger lets through (schema.CONSENT_ERASURE)."""
+    changed = await conn.execute(sa.text(
+        f"UPDATE {SCHEMA}.consent_events c SET phone = v.hashed, note = NULL, "
+        "actor = CASE WHEN c.actor = c.phone THEN v.hashed ELSE c.actor END "
+        f"FROM {_IDS_HASHES.format(id='bigint')} WHERE c.id = v.id AND c.phone NOT LIKE 'hmac-sha256:%'"),
+        {"ids": [i for i, _ in hashed], "hashes": [h for _, h in hashed]})
+    return int(changed.rowcount)
+
+
+async def decisions_to_redact(conn: AsyncConnection, business_id: str, before: datetime, limit: int) -> list[Any]:
+    """The business's compliance decisions before `before` whose number is not a hash yet, oldest first:
+    (id, phone)."""
+    d = compliance_decisions.c
+    return list((await conn.execute(sa.select(d.id, d.phone).where(
+        d.business_id == business_id, d.phone.notlike(HASHED_PREFIX), d.decided_at < before)
+        .order_by(d.decided_at, d.id).limit(limit))).all())
+
+
+async def redact_decisions(conn: AsyncConnection, hashed: list[tuple[str, str]]) -> int:
+    """Decisions (id, the hash of its number): the number replaced by the hash, in the message too: the redaction
+    the table's trigger lets through (schema.DECISION_ERASURE)."""
+    changed = await conn.execute(sa.text(
+        f"UPDATE {SCHEMA}.compliance_decisions d SET phone = v.hashed, "
+        "message = replace(d.message, d.phone, v.hashed) "
+        f"FROM {_IDS_HASHES.format(id='uuid')} WHERE d.id = v.id AND d.phone NOT LIKE 'hmac-sha256:%'"),
+        {"ids": [i for i, _ in hashed], "hashes": [h for _, h in hashed]})
+    return int(changed.rowcount)

@@ -29,6 +29,7 @@ from core.inbox import first_delivery as inbox_delivery
 from core.pagination import Page, Paged, fetch_page
 from core.uow import Database, Unit
 from services.sdr import bookings_store, pipeline_store, runs_store, store
+from services.sdr.data_retention_store import SqlDataRetention
 from services.sdr.erasure_store import SqlErasure
 from services.sdr.pipeline_repository import PipelineRepository, SqlPipeline
 from services.sdr.records import (
@@ -450,9 +451,9 @@ def _booking(row: Any) -> Booking:
 class SdrUnit(Unit):
     """The unit of work of the lead, run, pipeline and booking use cases, the run workers and the voicemail and
     standing consumers (core.uow.UnitOfWork): leads, runs, their touches' execution, the pipeline, the bookings and
-    the events applied, and erasing a person, on one transaction's or read's handle (`leads_on`, `runs_on`,
-    `events_on`, `touches_on`, `pipeline_on`, `bookings_on` and `erasure_on` build the repositories: the SQL ones,
-    or the fast tier's in-memory twins)."""
+    the events applied, erasing a person and the retention a business set, on one transaction's or read's handle
+    (`leads_on`, `runs_on`, `events_on`, `touches_on`, `pipeline_on`, `bookings_on`, `erasure_on` and
+    `data_retention_on` build the repositories: the SQL ones, or the fast tier's in-memory twins)."""
 
     def __init__(self, handle: Any, leads_on: Callable[[Any], LeadsRepository] = SqlLeads,
                  runs_on: Callable[[Any], RunsRepository] = SqlRuns,
@@ -460,7 +461,8 @@ class SdrUnit(Unit):
                  touches_on: Callable[[Any], TouchesRepository] = SqlTouches,
                  pipeline_on: Callable[[Any], PipelineRepository] = SqlPipeline,
                  bookings_on: Callable[[Any], BookingsRepository] = SqlBookings,
-                 erasure_on: Callable[[Any], SqlErasure] = SqlErasure):
+                 erasure_on: Callable[[Any], SqlErasure] = SqlErasure,
+                 data_retention_on: Callable[[Any], SqlDataRetention] = SqlDataRetention):
         super().__init__()
         self.leads = leads_on(handle)
         self.runs = runs_on(handle)
@@ -469,6 +471,7 @@ class SdrUnit(Unit):
         self.pipeline = pipeline_on(handle)
         self.bookings = bookings_on(handle)
         self.erasure = erasure_on(handle)  # erasing a person (services.sdr.erasure_store): SQL only
+        self.data_retention = data_retention_on(handle)  # the retention a business set (data_retention_store)
 
 
 def sql_unit(database: Database) -> Callable[[AsyncConnection], SdrUnit]:

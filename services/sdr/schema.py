@@ -98,6 +98,11 @@ sa.Index("leads_business_pipeline_next", leads.c.business_id, leads.c.pipeline_n
 sa.Index("leads_business_pipeline_until", leads.c.business_id, leads.c.pipeline_until)
 sa.Index("interactions_lead", interactions.c.lead_id, interactions.c.occurred_at)
 sa.Index("voicemails_business_received", voicemails.c.business_id, voicemails.c.received_at)
+# What the retention a business set has still to delete of them (services.sdr.data_retention), oldest first.
+sa.Index("voicemails_transcribed", voicemails.c.business_id, voicemails.c.received_at,
+         postgresql_where=voicemails.c.transcript.isnot(None))
+sa.Index("voicemails_recorded", voicemails.c.business_id, voicemails.c.received_at,
+         postgresql_where=voicemails.c.recording_url.isnot(None))
 
 outbox = outbox_table(metadata, SCHEMA)
 inbox = inbox_table(metadata, SCHEMA)
@@ -290,6 +295,10 @@ sa.Index("communication_jobs_executing", jobs.c.lease_until, postgresql_where=jo
 sa.Index("communication_jobs_in_flight", jobs.c.business_id,
          postgresql_where=sa.and_(jobs.c.channel == "call", jobs.c.status.in_((runs_contract.EXECUTING, runs_contract.IN_PROGRESS))))
 sa.Index("communication_jobs_run", jobs.c.run_id, jobs.c.status)
+# The ended text touches still holding their words (the retention a business set: services.sdr.data_retention).
+HAS_BODY = sa.text("context ? 'body'")
+sa.Index("communication_jobs_bodies", jobs.c.business_id, jobs.c.ended_at,
+         postgresql_where=sa.and_(HAS_BODY, jobs.c.ended_at.isnot(None)))
 sa.Index("communication_jobs_run_scheduled", jobs.c.run_id, jobs.c.scheduled_at.desc(), jobs.c.id.desc())
 sa.Index("communication_attempts_business_created", attempts.c.business_id, attempts.c.created_at.desc(),
          attempts.c.id.desc())

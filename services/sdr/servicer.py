@@ -4,7 +4,7 @@ Each capability of sdr answers its own RPCs in its own module and servicer class
 (leads_servicer), communication runs (runs_servicer), the sales pipeline (pipeline_servicer), the analytics reports
 (analytics_servicer, over the port analytics_port), the platform's health (health_servicer, over health_port) and
 the bookings (bookings_servicer: a business's availability, its free slots and its appointments), and erasing a person
-(erasure_servicer, the accounts service's privacy job's step).
+(erasure_servicer, the accounts service's privacy job's step, and the retention the business set).
 They stay one `Sdr` gRPC service with one proto: the gateway, the MCP tools and the other services call these RPCs
 through one client, deadline table and caller rules (core.registry), and a separate gRPC service per capability would
 change the proto and each of those callers without changing what any of them does. `SdrServicer` is the composition
@@ -21,6 +21,7 @@ from services.sdr.analytics_service import Reports
 from services.sdr.analytics_servicer import AnalyticsServicer
 from services.sdr.bookings_service import Bookings
 from services.sdr.bookings_servicer import BookingsServicer
+from services.sdr.data_retention import DataRetention
 from services.sdr.erasure import Erasure
 from services.sdr.erasure_servicer import ErasureServicer
 from services.sdr.health_port import GrpcHealthSources
@@ -44,14 +45,14 @@ class SdrServicer(LeadsServicer, RunsServicer, PipelineServicer, AnalyticsServic
     """The capabilities' servicers as the one Sdr service, each given its own use cases."""
 
     def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts, reports: Reports, health: Health,
-                 bookings: Bookings, erasure: Erasure):
+                 bookings: Bookings, erasure: Erasure, retention: DataRetention):
         LeadsServicer.__init__(self, leads)
         RunsServicer.__init__(self, runs)
         PipelineServicer.__init__(self, parts)
         AnalyticsServicer.__init__(self, reports)
         HealthServicer.__init__(self, health)
         BookingsServicer.__init__(self, bookings)
-        ErasureServicer.__init__(self, erasure)
+        ErasureServicer.__init__(self, erasure, retention)
 
 
 def build(runtime: Runtime) -> SdrServicer:
@@ -74,4 +75,4 @@ def build(runtime: Runtime) -> SdrServicer:
     health = Health(GrpcHealthSources({name: runtime.channel(name) for name in names}, clients["agents"],
                                       clients["messaging"], clients["accounts"]), names)
     return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports, health,
-                       Bookings(uow, others.accounts, others.calls), Erasure(uow))
+                       Bookings(uow, others.accounts, others.calls), Erasure(uow), DataRetention(uow))

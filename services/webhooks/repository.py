@@ -105,6 +105,13 @@ class EventsRepository(Protocol):
     async def rewrite(self, data: dict[str, dict[str, Any]]) -> None:
         """Replace the data of these events (by event_id)."""
 
+    async def expired(self, business_id: str, before: datetime, limit: int) -> list[str]:
+        """Up to `limit` of the business's events before `before` with no delivery pending, oldest first, held for
+        update (the retention a business set): their ids."""
+
+    async def delete(self, business_id: str, event_ids: list[str]) -> tuple[int, int]:
+        """The events deleted with their deliveries and attempts: (events, deliveries)."""
+
 
 class DeliveriesRepository(Protocol):
     async def add(self, rows: list[dict[str, Any]]) -> list[Delivery]:
@@ -252,6 +259,12 @@ class SqlEvents:
 
     async def rewrite(self, data: dict[str, dict[str, Any]]) -> None:
         await store.rewrite_events(self.conn, data)
+
+    async def expired(self, business_id: str, before: datetime, limit: int) -> list[str]:
+        return await store.expired_events(self.conn, business_id, before, limit)
+
+    async def delete(self, business_id: str, event_ids: list[str]) -> tuple[int, int]:
+        return await store.delete_events(self.conn, business_id, event_ids)
 
 
 class SqlDeliveries:

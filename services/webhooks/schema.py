@@ -92,6 +92,8 @@ sa.Index("deliveries_once", deliveries.c.event_id, deliveries.c.subscription_id,
          postgresql_where=sa.text("NOT replay"))
 sa.Index("deliveries_due", deliveries.c.next_attempt_at, postgresql_where=sa.text("status = 'pending'"))
 sa.Index("deliveries_business_created", deliveries.c.business_id, deliveries.c.created_at.desc())
+# An event's deliveries, replays too (the retention a business set: services.webhooks.data_retention).
+sa.Index("deliveries_event", deliveries.c.event_id)
 sa.Index("attempts_delivery", attempts.c.delivery_id)
 # The retention sweep's scan (services.webhooks.retention).
 sa.Index("deliveries_finished", deliveries.c.created_at, postgresql_where=sa.text("status <> 'pending'"))

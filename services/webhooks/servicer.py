@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from core import destinations
+from core import data_retention, destinations
 from core.events import PARTNER_EVENT_TYPES, Envelope
 from core.grpc_server import Runtime
 from core.ids import require_uuid
@@ -14,6 +14,7 @@ from core.pagination import Page, opt_datetime
 from core.sealing import SecretBox
 from core.uow import UnitOfWork
 from services.webhooks import domain
+from services.webhooks.data_retention import DataRetention
 from services.webhooks.delivery import Sender
 from services.webhooks.erasure import Erasure, Person
 from services.webhooks.records import Delivery, Subscription
@@ -61,9 +62,10 @@ def call_secret_message(view: CallSecretView) -> webhooks_pb2.CallSecret:
 
 
 class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
-    def __init__(self, webhooks: Webhooks, erasure: Erasure):
+    def __init__(self, webhooks: Webhooks, erasure: Erasure, retention: DataRetention):
         self.webhooks = webhooks
         self.erasure = erasure
+        self.retention = retention
 
     async def GetCallSecret(self, request: webhooks_pb2.CallSecretRequest, context: Context) -> webhooks_pb2.CallSecret:
         return call_secret_message(await self.webhooks.call_secret(optional(request, "business_id")))
@@ -137,6 +139,13 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
             common_pb2.ErasedItem(what="webhooks.event", action="redacted", count=erased.events),
             common_pb2.ErasedItem(what="webhooks.delivery", action="redacted", count=erased.deliveries)])
 
+    async def ApplyRetention(self, request: common_pb2.RetentionRequest,
+                             context: Context) -> common_pb2.RetentionReport:
+        """The retention job's step, for the business it names: its old events deleted with their deliveries
+        (services.webhooks.data_retention)."""
+        applied = await self.retention.apply(data_retention.asked(request))
+        return data_retention.report(applied.items(), applied.more)
+
 
 def build(runtime: Runtime) -> WebhooksServicer:
     loopback = destinations.allow_loopback(runtime.settings)
@@ -145,4 +154,5 @@ def build(runtime: Runtime) -> WebhooksServicer:
     box = SecretBox(runtime.settings.webhook_secrets_key.reveal())
     runtime.retain(*retention_rules(timedelta(days=runtime.settings.retention_webhook_deliveries_days)))
     uow = UnitOfWork(runtime.db, WebhooksUnit)
-    return WebhooksServicer(Webhooks(uow, box, sender, loopback, runtime.settings.webhook_lease), Erasure(uow))
+    return WebhooksServicer(Webhooks(uow, box, sender, loopback, runtime.settings.webhook_lease), Erasure(uow),
+                            DataRetention(uow))

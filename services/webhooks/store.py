@@ -11,6 +11,7 @@ from sqlalchemy.dialects.postgresql import ARRAY, insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import retention
+from core.columns import Uuid
 from core.events import Envelope
 from services.webhooks.schema import (
     attempts,
@@ -309,3 +310,29 @@ async def rewrite_delivery_texts(conn: AsyncConnection, deliveries_texts: dict[s
     if attempt_errors:
         await conn.execute(attempts.update().where(attempts.c.id == sa.bindparam("b_id")).values(
             error=sa.bindparam("b_error")), [{"b_id": key, "b_error": value} for key, value in attempt_errors.items()])
+
+
+# -- the retention a business set (services.webhooks.data_retention) ---------------------------------------------
+
+async def expired_events(conn: AsyncConnection, business_id: str, before: datetime, limit: int) -> list[str]:
+    """Up to `limit` of the business's events that occurred before `before`, oldest first, none with a delivery
+    still pending (being sent or waiting for a retry), held for update (SKIP LOCKED: another round's are left to
+    it): their ids."""
+    e, d = events.c, deliveries.c
+    pending = sa.exists().where(d.event_id == e.event_id, d.status == "pending")
+    return [str(i) for i in (await conn.execute(sa.select(e.event_id).where(
+        e.business_id == business_id, e.occurred_at < before, ~pending).order_by(e.occurred_at, e.event_id)
+        .limit(limit).with_for_update(skip_locked=True))).scalars()]
+
+
+async def delete_events(conn: AsyncConnection, business_id: str, event_ids: list[str]) -> tuple[int, int]:
+    """The events deleted with their deliveries and those deliveries' attempts: (events, deliveries) deleted."""
+    ids = sa.bindparam("event_ids", event_ids, type_=ARRAY(Uuid))
+    gone = (await conn.execute(deliveries.delete().where(
+        deliveries.c.business_id == business_id, deliveries.c.event_id == sa.any_(ids))
+        .returning(deliveries.c.id))).scalars().all()
+    if gone:
+        await conn.execute(attempts.delete().where(attempts.c.delivery_id.in_(gone)))
+    deleted = await conn.execute(events.delete().where(events.c.business_id == business_id,
+                                                       events.c.event_id == sa.any_(ids)))
+    return int(deleted.rowcount), len(gone)

@@ -9,6 +9,7 @@ from core.uow import Connections, Unit, UnitOfWork
 from services.messaging import schema
 from services.messaging.repositories.compliance import ComplianceRepository, SqlCompliance
 from services.messaging.repositories.consent import ConsentRepository, SqlConsent
+from services.messaging.repositories.data_retention import DataRetentionRepository, SqlDataRetention
 from services.messaging.repositories.email import EmailRepository, SqlEmails
 from services.messaging.repositories.erasure import ErasureRepository, SqlErasure
 from services.messaging.repositories.messages import MessagesRepository, SqlMessages
@@ -25,6 +26,7 @@ class Repositories:
     spend: Callable[[Any], SpendRepository] = SqlSpend
     emails: Callable[[Any], EmailRepository] = SqlEmails
     erasure: Callable[[Any], ErasureRepository] = SqlErasure  # SQL in every tier: its statements are the point
+    data_retention: Callable[[Any], DataRetentionRepository] = SqlDataRetention  # SQL in every tier, as erasure
 
 
 SQL = Repositories()
@@ -41,6 +43,7 @@ class MessagingUnit(Unit):
         self.spend = repositories.spend(handle)
         self.emails = repositories.emails(handle)
         self.erasure = repositories.erasure(handle)
+        self.data_retention = repositories.data_retention(handle)
 
 
 def messaging_uow(connections: Connections, repositories: Repositories = SQL) -> UnitOfWork[MessagingUnit]:
