@@ -1,6 +1,7 @@
 """`python -m deploy.backup create|list|prune|restore NAME [--force REASON]`: the platform database's backups, kept
 shorter than the erasure deadline, and their restore with the erasures done since replayed (docs/privacy.md,
-"Backups").
+"Backups"). `replay-save FILE` and `replay-apply FILE --since TIME` do the replay around a point-in-time restore of
+the Kubernetes database (deploy/k8s/RUNBOOKS.md, "Restoring the database").
 
 - `create`: a pg_dump of the database (custom format) to BACKUP_DIR as `switchboard-<UTC time>.dump`, beside it the
   replay list as it stands (`.replay.json`: each completed erasure's id, business, suppress, completion and sealed
@@ -104,6 +105,11 @@ def dump_entries(entries: list[dict[str, Any]]) -> str:
 
 def load_entries(text: str) -> list[dict[str, Any]]:
     return [{**e, "completed_at": datetime.fromisoformat(e["completed_at"])} for e in json.loads(text)]
+
+
+def _utc(text: str) -> datetime:
+    moment = datetime.fromisoformat(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 def schemas_of(listing: str) -> list[str]:
@@ -260,6 +266,23 @@ def restore(url: str, folder: Path, keep: timedelta, name: str, force: str | Non
     return len(entries)
 
 
+def replay_save(url: str, file: Path) -> None:
+    """The live replay list to `file`, before a point-in-time restore replaces the database (RUNBOOKS.md)."""
+    entries = asyncio.run(_live_entries(url))
+    file.write_text(dump_entries(entries))
+    print(f"saved {len(entries)} replay entries to {file}")
+
+
+def replay_apply(url: str, file: Path, since: datetime) -> int:
+    """After a point-in-time restore to `since`: the saved entries of erasures completed since then, written back
+    as replays requested; how many."""
+    entries = to_replay(since, load_entries(file.read_text()))
+    asyncio.run(_write_back(url, entries, utcnow()))
+    print(f"{len(entries)} erasure(s) completed since {since.isoformat()} will be replayed by the accounts service's "
+          "erasure runner once the platform starts")
+    return len(entries)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m deploy.backup", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -270,6 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     restoring.add_argument("name", help="the backup's file name (python -m deploy.backup list) or path")
     restoring.add_argument("--force", metavar="REASON",
                            help="restore a backup older than BACKUP_RETENTION_DAYS, for this reason")
+    saving = commands.add_parser("replay-save", help="save the live replay list (before a point-in-time restore)")
+    saving.add_argument("file", type=Path)
+    applying = commands.add_parser("replay-apply", help="after a point-in-time restore: replay the erasures completed "
+                                   "since its target, from a saved list")
+    applying.add_argument("file", type=Path)
+    applying.add_argument("--since", required=True, type=_utc, help="the restore's target time (ISO 8601, UTC)")
     args = parser.parse_args(argv)
     cfg = settings.load()
     folder = cfg.backup_dir or cfg.home / "backups"
@@ -282,6 +311,10 @@ def main(argv: list[str] | None = None) -> int:
         with database(cfg) as url:
             if args.command == "create":
                 create(url, folder, keep)
+            elif args.command == "replay-save":
+                replay_save(url, args.file)
+            elif args.command == "replay-apply":
+                replay_apply(url, args.file, args.since)
             else:
                 restore(url, folder, keep, args.name, args.force)
     return 0
