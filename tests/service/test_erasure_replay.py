@@ -102,7 +102,7 @@ async def test_entries_past_retention_go_and_one_still_to_replay_stays(database,
                 erasure_id=erasure_id, business_id=business, suppress=True, subject="v1:x", completed_at=completed,
                 replay_requested_at=asked))
         rule = replay_retention(timedelta(hours=1))
-        assert await rule.delete(conn, now - rule.keep, 100) == 1
+        assert await rule.delete(conn, now - rule.keep, 100) >= 1  # ours, and any other test's past it
         left = set((await conn.execute(sa.select(erasure_replay.c.erasure_id).where(
             erasure_replay.c.erasure_id.in_([old, requested, recent])))).scalars())
         assert {str(e) for e in left} == {requested, recent}
