@@ -173,7 +173,7 @@ async def _other_sessions(url: str) -> int:
     conn = await asyncpg.connect(url)
     try:
         return int(await conn.fetchval("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                                       "AND pid <> pg_backend_pid()"))
+                                       "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"))
     finally:
         await conn.close()
 
@@ -201,7 +201,7 @@ def _run(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
 # -- the commands ------------------------------------------------------------------------------------------------------
 
 def create(url: str, folder: Path, keep: timedelta) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # the dumps hold every person's data: the owner's only
     now = utcnow()
     path = folder / name_of(now)
     partial = path.with_name(path.name + ".partial")  # never a part of a dump under a backup's name
