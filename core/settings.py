@@ -431,6 +431,13 @@ class Settings(BaseSettings):
     erasure_interval_seconds: PositiveFloat = Field(10.0, alias="ERASURE_INTERVAL_SECONDS")
     erasure_retry_seconds: PositiveFloat = Field(10.0, alias="ERASURE_RETRY_SECONDS")
     erasure_max_attempts: PositiveInt = Field(20, alias="ERASURE_MAX_ATTEMPTS")
+    # Backups and erasure (docs/privacy.md, "Backups"): an erasure must reach every copy within the legal deadline
+    # (ERASURE_DEADLINE_DAYS, a month), so a backup is kept at most BACKUP_RETENTION_DAYS (below the deadline), and
+    # a completed erasure's replay entry (services.accounts.privacy.replay) as long, to erase again what a restored
+    # backup brings back. BACKUP_DIR is where `python -m deploy.backup` writes the database's dumps.
+    erasure_deadline_days: PositiveFloat = Field(30.0, alias="ERASURE_DEADLINE_DAYS")
+    backup_retention_days: PositiveFloat = Field(25.0, alias="BACKUP_RETENTION_DAYS")
+    backup_dir: Path | None = Field(None, alias="BACKUP_DIR")
     # Eval runs: how many of this process's runs may be in flight at the voice provider at once (its rate limit is
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")
@@ -520,6 +527,14 @@ class Settings(BaseSettings):
         if self.retention_inbox_days < longest:
             raise ValueError(f"RETENTION_INBOX_DAYS: must be at least {longest:g} (NATS_EVENTS_MAX_AGE_DAYS, "
                              "NATS_PROVIDER_MAX_AGE_DAYS), or a message still on a stream could be applied twice")
+        return self
+
+    @model_validator(mode="after")
+    def _backups_expire_before_the_erasure_deadline(self) -> Settings:
+        if self.backup_retention_days >= self.erasure_deadline_days:
+            raise ValueError(f"BACKUP_RETENTION_DAYS: must be below ERASURE_DEADLINE_DAYS "
+                             f"({self.erasure_deadline_days:g}), or a backup would keep an erased person's data past "
+                             "the deadline")
         return self
 
     @model_validator(mode="after")

@@ -1,6 +1,7 @@
-"""The erasures' storage (schema.erasures): its statements and the repository the privacy part's use cases reach
-it by, on the connection of the caller's transaction or read. Claims follow the provisioning saga's (store.
-claim_due_provisionings): due rows, skipped when another runner is claiming them, leased in one statement."""
+"""The erasures' storage (schema.erasures, and their replay entries, schema.erasure_replay): its statements and the
+repositories the privacy part's use cases reach it by, on the connection of the caller's transaction or read. Claims
+follow the provisioning saga's (store.claim_due_provisionings): due rows, skipped when another runner is claiming
+them, leased in one statement."""
 from __future__ import annotations
 
 from datetime import timedelta
@@ -10,11 +11,11 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from core import leases
+from core import leases, retention
 from core.pagination import Page, Paged, fetch_page
 from core.records import or_none, record
-from services.accounts.records import ErasureRecord
-from services.accounts.schema import businesses, erasures
+from services.accounts.records import ErasureRecord, ReplayEntryRecord
+from services.accounts.schema import businesses, erasure_replay, erasures
 
 # The statuses a job is not over in (privacy.domain.QUEUED, RUNNING): the ones claimed, and one per subject.
 ACTIVE = ("queued", "running")
@@ -56,6 +57,16 @@ class SqlErasures:
                                  erasures.c.created_at, erasures.c.id, page)
         return paged.map(_read)
 
+    async def business_exists(self, business_id: str) -> bool:
+        return await self.conn.scalar(sa.select(sa.exists().where(businesses.c.id == business_id))) or False
+
+    async def requeue(self, values: dict[str, Any]) -> None:
+        """The erasure `values["id"]` queued again as `values` say, made anew if this database never had it (a
+        restored backup older than its request)."""
+        changed = {name: value for name, value in values.items() if name not in ("id", "created_at")}
+        await self.conn.execute(insert(erasures).values(**values)
+                                .on_conflict_do_update(index_elements=[erasures.c.id], set_=changed))
+
     async def forward_to(self, business_id: str) -> str | None:
         """The phone the business's calls are forwarded to (its country is the business's, for national numbers)."""
         return await self.conn.scalar(sa.select(businesses.c.phone_forward_to).where(businesses.c.id == business_id))
@@ -78,3 +89,35 @@ class SqlErasures:
         return or_none(_read, (await self.conn.execute(
             erasures.update().where(erasures.c.id == erasure_id, leases.held(erasures, token))
             .values(**values).returning(erasures))).first())
+
+
+class SqlErasureReplay:
+    """The replay entries of completed erasures (privacy.replay)."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def add(self, **values: Any) -> None:
+        """The entry of an erasure that completed (again: its latest completion, no replay requested)."""
+        await self.conn.execute(insert(erasure_replay).values(**values, replay_requested_at=None).on_conflict_do_update(
+            index_elements=[erasure_replay.c.erasure_id],
+            set_={**{k: v for k, v in values.items() if k != "erasure_id"}, "replay_requested_at": None}))
+
+    async def claim_requested(self, limit: int) -> list[ReplayEntryRecord]:
+        """Up to `limit` entries a restore asked to replay, locked until the caller's transaction ends (those another
+        runner holds are skipped)."""
+        rows = (await self.conn.execute(
+            sa.select(erasure_replay).where(erasure_replay.c.replay_requested_at.is_not(None))
+            .order_by(erasure_replay.c.replay_requested_at).limit(limit).with_for_update(skip_locked=True))).all()
+        return [record(ReplayEntryRecord, row._mapping) for row in rows]
+
+    async def served(self, erasure_id: str) -> None:
+        await self.conn.execute(erasure_replay.update().where(erasure_replay.c.erasure_id == erasure_id)
+                                .values(replay_requested_at=None))
+
+
+def replay_retention(keep: timedelta) -> retention.Rule:
+    """Replay entries of erasures completed longer ago than `keep` (BACKUP_RETENTION_DAYS: no backup kept is older)
+    go; one a restore asked to replay stays until it is queued. The erasure_replay_completed index serves the scan."""
+    return retention.Rule("accounts.erasure_replay", keep, retention.older_than(
+        erasure_replay, erasure_replay.c.completed_at, erasure_replay.c.replay_requested_at.is_(None)))

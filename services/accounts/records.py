@@ -335,3 +335,15 @@ class ErasureRecord:
     lease_token: str | None
     created_at: datetime
     completed_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayEntryRecord:
+    """A completed erasure's replay entry (schema.erasure_replay): its subject sealed (privacy.replay)."""
+
+    erasure_id: str
+    business_id: str
+    suppress: bool
+    subject: str
+    completed_at: datetime
+    replay_requested_at: datetime | None

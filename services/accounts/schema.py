@@ -221,6 +221,24 @@ erasures = sa.Table(
              postgresql_where=sa.text("status IN ('queued', 'running')")),
 )
 
+# A completed erasure's replay entry (services.accounts.privacy.replay): what it takes to run it again on data a
+# restored backup brings back, kept BACKUP_RETENTION_DAYS after it completed (no key to businesses: it is written
+# back into a restored database, which may predate the business).
+erasure_replay = sa.Table(
+    "erasure_replay", metadata,
+    sa.Column("erasure_id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, nullable=False),
+    sa.Column("suppress", sa.Boolean, nullable=False),
+    # {"phones": [...], "emails": [...]} sealed under the server secret's "erasure replay" subkey (secret_keys)
+    sa.Column("subject", sa.Text, nullable=False),
+    sa.Column("completed_at", Ts, nullable=False),
+    # set by a restore (deploy.backup): the erasure is queued again, then this is cleared
+    sa.Column("replay_requested_at", Ts),
+    sa.Index("erasure_replay_completed", "completed_at"),
+    sa.Index("erasure_replay_requested", "replay_requested_at",
+             postgresql_where=sa.text("replay_requested_at IS NOT NULL")),
+)
+
 # -- OAuth sign-in for the assistant connector (queries in oauth_store, rules in oauth_domain) --
 
 oauth_clients = sa.Table(

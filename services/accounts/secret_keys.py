@@ -12,17 +12,23 @@ secret can go once the ones still wanted were used.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import os
 
+from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from core.settings import Settings
 
 API_KEY, SESSION, SIGN_IN_LINK = "api key", "session", "sign-in link"
 OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN = "oauth code", "oauth refresh token", "oauth access token"
-PURPOSES = (API_KEY, SESSION, SIGN_IN_LINK, OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN)
+ERASURE_REPLAY = "erasure replay"  # seals a completed erasure's subject for its replay after a restore
+PURPOSES = (API_KEY, SESSION, SIGN_IN_LINK, OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN, ERASURE_REPLAY)
+NONCE_BYTES = 12
 LEGACY_VERSION = 1  # the secret version-0 hashes were made under
 
 
@@ -59,6 +65,26 @@ class SecretKeys:
 
     def is_current(self, stored: str) -> bool:
         return stored.startswith(f"v{self.version}:")
+
+    def seal(self, purpose: str, value: bytes, bound_to: bytes) -> str:
+        """`value` encrypted (AES-256-GCM) under the current version's subkey for `purpose`, naming the version
+        (`v<N>:<base64 of nonce and ciphertext>`); `bound_to` (e.g. the row's id) must be given again to open it."""
+        nonce = os.urandom(NONCE_BYTES)
+        sealed = AESGCM(self._subkeys[purpose, self.version]).encrypt(nonce, value, bound_to)
+        return f"v{self.version}:{base64.urlsafe_b64encode(nonce + sealed).decode()}"
+
+    def open(self, purpose: str, sealed: str, bound_to: bytes) -> bytes | None:
+        """What `seal` sealed, or None when its version's secret is no longer held or it was not sealed for
+        `purpose` and `bound_to` (tampered with, or moved to another row)."""
+        version, _, text = sealed.partition(":")
+        key = self._subkeys.get((purpose, int(version[1:]))) if version[1:].isdigit() else None
+        if key is None:
+            return None
+        try:
+            raw = base64.urlsafe_b64decode(text)
+            return AESGCM(key).decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], bound_to)
+        except (InvalidTag, ValueError):
+            return None
 
     def signing_key(self, purpose: str) -> tuple[str, bytes]:
         """(kid, key) a token for `purpose` is signed with now."""

@@ -33,8 +33,10 @@ from services.accounts.identity.sign_in import SignInLinks
 from services.accounts.privacy.personal_data import GrpcPersonalData
 from services.accounts.privacy.service import ErasureRunner, Erasures
 from services.accounts.privacy.servicer import PrivacyServicer
+from services.accounts.privacy_repository import replay_retention
 from services.accounts.provisioning.service import Provisioning
 from services.accounts.repository import AccountsUnit, HotPath, PooledAccounts, accounts_units, retention_rules
+from services.accounts.secret_keys import SecretKeys
 from services.accounts.workspaces.service import Workspaces
 from services.accounts.workspaces.servicer import WorkspacesServicer
 from switchboard.v1 import accounts_pb2_grpc
@@ -98,6 +100,8 @@ def build(runtime: Runtime) -> AccountsServicer:
     # whose runner died), across the services holding personal data.
     erasures = Erasures(accounts_units(runtime.db),
                         GrpcPersonalData({name: runtime.client(name) for name in registry.PERSONAL_DATA_SERVICES}),
-                        retry_seconds=s.erasure_retry_seconds, max_attempts=s.erasure_max_attempts)
+                        SecretKeys.of(s), retry_seconds=s.erasure_retry_seconds, max_attempts=s.erasure_max_attempts)
     runtime.run(ErasureRunner(erasures, s.erasure_interval_seconds))
+    # their replay entries (for a restore of a backup) are kept as long as the backups
+    runtime.retain(replay_retention(timedelta(days=s.backup_retention_days)))
     return AccountsServicer(parts, OAuth(parts.identity, documents), sign_in, erasures)

@@ -23,6 +23,7 @@ from services.accounts.privacy.service import Erasures
 from services.accounts.privacy_repository import SqlErasures
 from services.accounts.repository import accounts_units
 from services.accounts.schema import erasures, outbox
+from services.accounts.secret_keys import SecretKeys
 from tests.service.conftest import new_business
 from tests.waiting import wait_until
 
@@ -79,7 +80,7 @@ def business(business_id):
 
 
 def replica(database, personal_data, **options) -> Erasures:
-    return Erasures(accounts_units(database), personal_data, **{
+    return Erasures(accounts_units(database), personal_data, SecretKeys("test-secret"), **{
         "retry_seconds": RETRY_SECONDS, "max_attempts": 3, "lease": LEASE, **options})
 
 

@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from core import db_roles, registry
+from core.settings import Settings
 from deploy import budget
 from tests.unit.test_custom_resources import errors
 from tests.unit.test_k8s_manifests import K8S, RENDERS, needs_kubectl, of_kind, rendered
@@ -64,6 +65,16 @@ def test_the_wal_is_archived_and_a_base_backup_taken_every_day(render):
     assert backup["spec"]["method"] == "barmanObjectStore" and backup["spec"]["immediate"] is True
     seconds, minutes, hours, *every = backup["spec"]["schedule"].split()
     assert every == ["*", "*", "*"] and all(f.isdigit() for f in (seconds, minutes, hours))  # once a day
+
+
+@needs_kubectl
+@pytest.mark.parametrize("render", RENDERS)
+def test_nothing_in_the_backups_outlives_backup_retention_and_so_the_erasure_deadline(render):
+    """A recovery window of N days keeps the base backup before the window: with one a day, N + 1 days of data at
+    most, which must be within BACKUP_RETENTION_DAYS (docs/privacy.md, "Backups")."""
+    window = cluster(render)["spec"]["backup"]["retentionPolicy"]
+    assert window.endswith("d"), window
+    assert int(window[:-1]) + 1 <= Settings().backup_retention_days < Settings().erasure_deadline_days
 
 
 @needs_kubectl

@@ -8,7 +8,8 @@ stores the step's report and the ids it found in a short transaction guarded by 
 two repeats a step, which is safe to repeat, and a job taken over resumes at the first step not done. A step that
 fails leaves the job queued with its error and next attempt (domain.retry_delay); after the settings' attempts it
 is failed. Completed, the raw subject is cleared in the same transaction that emits erasure.completed (the outbox),
-which carries the report and no personal data.
+which carries the report and no personal data, and that stores the erasure's replay entry (replay.py: the subject
+sealed), which the runner's round queues again when a restore of a backup asks it to.
 """
 from __future__ import annotations
 
@@ -24,10 +25,11 @@ from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
 from core.text import check_idempotency_key
 from core.uow import UnitOfWork
-from services.accounts.privacy import domain
+from services.accounts.privacy import domain, replay
 from services.accounts.privacy.personal_data import PersonalData
 from services.accounts.records import ErasureRecord
 from services.accounts.repository import AccountsUnit
+from services.accounts.secret_keys import SecretKeys
 from switchboard.v1 import accounts_pb2
 
 log = logging.getLogger(__name__)
@@ -43,10 +45,11 @@ FORGET_SUBJECT = {"phones": None, "emails": None, "subject_key": None, "request_
 
 
 class Erasures:
-    def __init__(self, uow: UnitOfWork[AccountsUnit], personal_data: PersonalData, *, retry_seconds: float,
-                 max_attempts: int, lease: timedelta = LEASE):
+    def __init__(self, uow: UnitOfWork[AccountsUnit], personal_data: PersonalData, keys: SecretKeys, *,
+                 retry_seconds: float, max_attempts: int, lease: timedelta = LEASE):
         self.uow = uow
         self.personal_data = personal_data
+        self.keys = keys
         self.retry_seconds = retry_seconds
         self.max_attempts = max_attempts
         self.lease = lease
@@ -163,13 +166,43 @@ class Erasures:
         finally:
             tenant.reset_current(ctx)
 
+    async def replay_requested(self, limit: int = CLAIM_BATCH) -> int:
+        """Queue again the erasures a restore asked to replay (replay.py), each claimed; how many were claimed. One
+        whose subject cannot be opened, whose business this database does not have (nothing of it to erase), or whose
+        person has another erasure under way, is logged and left."""
+        now = utcnow()
+        async with self.uow.transaction() as work:
+            entries = await work.erasure_replay.claim_requested(limit)
+            for entry in entries:
+                subject = replay.open_subject(self.keys, entry)
+                if subject is None:
+                    log.error("erasure %s of business %s cannot be replayed: its subject was sealed under a server "
+                              "secret no longer held", entry.erasure_id, entry.business_id)
+                elif not await work.erasures.business_exists(entry.business_id):
+                    log.info("erasure %s not replayed: business %s is not in this database", entry.erasure_id,
+                             entry.business_id)
+                elif (active := await work.erasures.active_of(entry.business_id, subject.key)) is not None \
+                        and active.id != entry.erasure_id:
+                    log.info("erasure %s not replayed: erasure %s of the same person is under way", entry.erasure_id,
+                             active.id)
+                else:
+                    await work.erasures.requeue(replay.requeued(entry, subject, now))
+                    log.info("erasure %s of business %s queued again (replay after a restore)", entry.erasure_id,
+                             entry.business_id)
+                await work.erasure_replay.served(entry.erasure_id)
+        return len(entries)
+
     async def _complete(self, job: ErasureRecord, token: str) -> ErasureRecord | None:
         now = utcnow()
+        assert job.phones is not None and job.emails is not None  # kept until the job is over
+        subject = replay.seal_subject(self.keys, job.id, job.phones, job.emails)
         async with self.uow.transaction() as work:
             done = await work.erasures.leased_update(job.id, token, {
                 "status": domain.COMPLETED, "completed_at": now, "updated_at": now, "error": None,
                 **FORGET_SUBJECT, **leases.RELEASED})
             if done is not None:
+                await work.erasure_replay.add(erasure_id=done.id, business_id=done.business_id,
+                                              suppress=done.suppress, subject=subject, completed_at=now)
                 work.emit(accounts_pb2.ErasureCompleted(
                     erasure_id=done.id, business_id=done.business_id,
                     report=[accounts_pb2.ErasureStep(**line) for line in domain.report_lines(done.reports)]),
@@ -203,7 +236,8 @@ class Erasures:
 
 
 class ErasureRunner(Periodic):
-    """Every `interval` seconds: the erasures that are due, claimed under their leases (run several replicas)."""
+    """Every `interval` seconds: the erasures a restore asked to replay queued again, then the erasures that are due,
+    claimed under their leases (run several replicas)."""
 
     task_name = "erasure-runner"
 
@@ -212,7 +246,8 @@ class ErasureRunner(Periodic):
         self.interval = interval
 
     async def round(self) -> bool:
-        return await self.erasures.run_due() >= CLAIM_BATCH
+        replayed = await self.erasures.replay_requested()
+        return await self.erasures.run_due() >= CLAIM_BATCH or replayed >= CLAIM_BATCH
 
     async def stop(self) -> None:
         await super().stop()
