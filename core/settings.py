@@ -431,6 +431,11 @@ class Settings(BaseSettings):
     erasure_interval_seconds: PositiveFloat = Field(10.0, alias="ERASURE_INTERVAL_SECONDS")
     erasure_retry_seconds: PositiveFloat = Field(10.0, alias="ERASURE_RETRY_SECONDS")
     erasure_max_attempts: PositiveInt = Field(20, alias="ERASURE_MAX_ATTEMPTS")
+    # The retention a business sets for its customers' personal data (services.accounts.privacy.data_retention): how
+    # often the job looks for businesses due (each is due a day after its last round), and when a business whose
+    # round had a service fail is due again.
+    privacy_retention_interval_seconds: PositiveFloat = Field(3600.0, alias="PRIVACY_RETENTION_INTERVAL_SECONDS")
+    privacy_retention_retry_seconds: PositiveFloat = Field(600.0, alias="PRIVACY_RETENTION_RETRY_SECONDS")
     # Eval runs: how many of this process's runs may be in flight at the voice provider at once (its rate limit is
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")
