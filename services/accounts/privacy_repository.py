@@ -88,23 +88,23 @@ class SqlDataRetention:
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
 
-    async def claim_due(self, limit: int, lease: timedelta) -> list[RetentionClaim]:
-        """Up to `limit` businesses whose retention is due (whatever their lifecycle: a paused or torn-down
+    async def claim_due(self, now: datetime, limit: int, lease: timedelta) -> list[RetentionClaim]:
+        """Up to `limit` businesses whose retention is due at `now` (whatever their lifecycle: a paused or torn-down
         business's data is kept no longer), lease free, each leased to the caller; a business another runner is
         claiming is skipped."""
         b = businesses.c
-        due = (sa.select(b.id).where(b.retention_next_at <= sa.func.now(), sa.or_(
-                   b.retention_lease_until.is_(None), b.retention_lease_until < sa.func.now()))
+        due = (sa.select(b.id).where(b.retention_next_at <= now, sa.or_(
+                   b.retention_lease_until.is_(None), b.retention_lease_until < now))
                .order_by(b.retention_next_at).limit(limit).with_for_update(skip_locked=True))
         rows = (await self.conn.execute(
             businesses.update().where(b.id.in_(due.scalar_subquery()))
-            .values(retention_lease_token=sa.func.gen_random_uuid(), retention_lease_until=sa.func.now() + lease)
+            .values(retention_lease_token=sa.func.gen_random_uuid(), retention_lease_until=now + lease)
             .returning(b.id, b.retention, b.retention_lease_token))).all()
         return [RetentionClaim(str(row.id), dict(row.retention), str(row.retention_lease_token)) for row in rows]
 
-    async def renew(self, business_id: str, token: str, lease: timedelta) -> bool:
-        """Extend the lease if it is still `token`'s (False: another runner took the business over)."""
-        return await self._leased(business_id, token, retention_lease_until=sa.func.now() + lease)
+    async def renew(self, business_id: str, token: str, until: datetime) -> bool:
+        """Extend the lease to `until` if it is still `token`'s (False: another runner took the business over)."""
+        return await self._leased(business_id, token, retention_lease_until=until)
 
     async def finish(self, business_id: str, token: str, next_at: datetime) -> bool:
         """The round is over: due again at `next_at`, lease released (False: not `token`'s any more)."""

@@ -15,7 +15,8 @@ LEASE and another replica takes it over; each service's ApplyRetention is safe t
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 
 from core import registry, tenant
 from core.background import Periodic
@@ -46,25 +47,27 @@ class RetentionRound:
 
 class DataRetention:
     def __init__(self, uow: UnitOfWork[AccountsUnit], services: RetentionPort, *, retry_seconds: float,
-                 batch: int = BATCH, lease: timedelta = LEASE, calls_per_round: int = CALLS_PER_ROUND):
+                 batch: int = BATCH, lease: timedelta = LEASE, calls_per_round: int = CALLS_PER_ROUND,
+                 clock: Callable[[], datetime] = utcnow):
         self.uow = uow
         self.services = services
         self.retry = timedelta(seconds=retry_seconds)
         self.batch = batch
         self.lease = lease
         self.calls_per_round = calls_per_round
+        self.clock = clock  # what is due, the cutoffs and the leases are of its time (the service's: utcnow)
 
     async def run_due(self, limit: int = CLAIM_BATCH) -> int:
         """Apply the retention of the businesses that are due, each claimed under its lease; how many were claimed."""
         async with self.uow.transaction() as work:
-            claimed = await work.data_retention.claim_due(limit, self.lease)
+            claimed = await work.data_retention.claim_due(self.clock(), limit, self.lease)
         for business in claimed:
             await self.run(business)
         return len(claimed)
 
     async def run(self, business: RetentionClaim) -> RetentionRound | None:
         """One round of the business's retention; None when another runner took it over meanwhile."""
-        run_id, now = new_id(), utcnow()
+        run_id, now = new_id(), self.clock()
         cutoffs = rules.cutoffs_of(business.retention, now)
         done = RetentionRound()
         ctx = tenant.set_current(tenant.acting_for(business.business_id, ACTOR))
@@ -74,7 +77,7 @@ class DataRetention:
                     return None
         finally:
             tenant.reset_current(ctx)
-        next_at = rules.next_run(utcnow(), more=done.more, failed=bool(done.failed), retry=self.retry)
+        next_at = rules.next_run(self.clock(), more=done.more, failed=bool(done.failed), retry=self.retry)
         async with self.uow.transaction() as work:
             if not await work.data_retention.finish(business.business_id, business.token, next_at):
                 return None
@@ -106,7 +109,7 @@ class DataRetention:
 
     async def _renew(self, business: RetentionClaim) -> bool:
         async with self.uow.transaction() as work:
-            kept = await work.data_retention.renew(business.business_id, business.token, self.lease)
+            kept = await work.data_retention.renew(business.business_id, business.token, self.clock() + self.lease)
         if not kept:
             log.warning("retention of business %s: its lease was taken over; this runner stops", business.business_id)
         return kept
