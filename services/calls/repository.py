@@ -121,7 +121,7 @@ class CallsRepository(Protocol):
     # The privacy retention (services.calls.data_retention)
     async def past_retention(self, business_id: str, kind: str, before: datetime, limit: int) -> list[Call]:
         """Up to `limit` of the business's ended calls made before `before` still holding `kind` ("recording": a
-        recording link; "transcript": a transcript, summary or extracted data), oldest first."""
+        recording link; "transcript": a transcript or its summary), oldest first."""
 
     async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
         """Replace the calls' tool calls' arguments, and their written results (a running one's stays null); how

@@ -256,8 +256,7 @@ def erasable_calls(business_id: str, phones: list[str], emails: list[str], call_
 # calls_transcribed have the same predicates).
 RETAINED: dict[str, sa.ColumnElement[bool]] = {
     "recording": calls.c.recording_url.is_not(None),
-    "transcript": sa.or_(calls.c.transcript.is_not(None), calls.c.summary.is_not(None),
-                         calls.c.structured_data.is_not(None)),
+    "transcript": sa.or_(calls.c.transcript.is_not(None), calls.c.summary.is_not(None)),
 }
 
 

@@ -12,7 +12,7 @@ down_revision = "0012"
 branch_labels = None
 depends_on = None
 SCHEMA = "calls"
-TRANSCRIBED = "transcript IS NOT NULL OR summary IS NOT NULL OR structured_data IS NOT NULL"
+TRANSCRIBED = "transcript IS NOT NULL OR summary IS NOT NULL"
 
 
 def upgrade() -> None:
