@@ -147,8 +147,9 @@ RETENTION_KINDS = {
 def _retention_days(kind: str, update: bool) -> dict[str, Any]:
     default, least, most = accounts.RETENTION_DAYS[kind]
     days = {"type": "integer", "maximum": most, "description": f"{RETENTION_KINDS[kind]}. Default {default} days"}
-    if update:
-        return {**days, "minimum": accounts.RETENTION_RESET,
+    if update:  # 0 (the default) or the range: one range from 0 for the kinds whose minimum is 1
+        gap = {"anyOf": [{"const": accounts.RETENTION_RESET}, {"minimum": least}]} if least > 1 else {}
+        return {**days, "minimum": accounts.RETENTION_RESET, **gap,
                 "description": f"{days['description']}; {accounts.retention_range(kind)}"}
     return {**days, "minimum": least}
 
