@@ -33,7 +33,8 @@ ACTOR = "privacy-retention"
 # A business's lease, renewed after each service's answer: longer than ApplyRetention's deadline (30 s) with room.
 LEASE = timedelta(seconds=90)
 CLAIM_BATCH = 5
-BATCH = 200  # records of each kind one ApplyRetention deletes or redacts
+BATCH = 100  # records of each kind one ApplyRetention deletes or redacts (the calls: 100 provider deletions, 5 at
+# once, well within its 30 s deadline)
 CALLS_PER_ROUND = 10  # ApplyRetention calls per service and business in a round (then: due again at once)
 
 
