@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from core import registry, tenant
@@ -38,12 +39,12 @@ BATCH = 100  # records of each kind one ApplyRetention deletes or redacts (the c
 CALLS_PER_ROUND = 10  # ApplyRetention calls per service and business in a round (then: due again at once)
 
 
+@dataclass
 class RetentionRound:
-    """One business's round: what each service answered, whether one had more left and whether one failed."""
+    """How one business's round went: whether a service had more left than the round took, and which failed."""
 
-    def __init__(self) -> None:
-        self.more = False
-        self.failed: list[str] = []
+    more: bool = False
+    failed: list[str] = field(default_factory=list)
 
 
 class DataRetention:
