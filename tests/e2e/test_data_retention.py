@@ -50,10 +50,15 @@ async def test_a_recording_past_the_retention_the_business_set_is_deleted_here_a
     _, at_provider = await voice.request("GET", f"/call/{old['conversation_id']}")
     assert at_provider["artifact"]["recording"]["mono"]["combinedUrl"]
 
-    # Two days pass for the old call, and a day since the business's last round.
+    # Two days pass for the old call, and a day since the business's last round: the round its change started is
+    # over (it is not due, nobody holds it), so none in flight moves its next round on past this.
     await db.execute("UPDATE calls.calls SET created_at = $1 WHERE id = $2", utcnow() - timedelta(days=2), old["id"])
-    await db.execute("UPDATE accounts.businesses SET retention_next_at = now() - interval '1 second' WHERE id = $1",
-                     business)
+
+    async def day_passed():
+        return await db.fetchval(
+            "UPDATE accounts.businesses SET retention_next_at = now() - interval '1 second' WHERE id = $1 "
+            "AND retention_next_at > now() AND retention_lease_token IS NULL RETURNING id", business)
+    await wait_until(day_passed, "the round the change started to be over", lambda marked: marked is not None)
 
     cleared = await wait_until(lambda: call_of(api, key, old["id"]), "the retention job to clear the recording",
                                lambda c: not c["recording_url"], timeout=30)
