@@ -20,3 +20,24 @@ DEFAULT_TIMEZONE = "UTC"
 # workspace's resources for good and leaves it `inactive`, from which there is
 # no way back. Repeating the action that led to the current state is a no-op.
 LIFECYCLE_ACTIONS = ("pause", "resume", "cancel", "teardown")
+
+
+# How long a business keeps its customers' personal data, in days per kind (services.accounts.privacy's retention
+# job deletes or redacts what is older, here and at the providers): (default, minimum, maximum). The content kinds
+# default to a year; the webhook event history (a delivery log, replayable) to 30 days; the compliance decision and
+# consent logs (kept as evidence, redacted of content past it) to 4 years, TCPA's statute of limitations, which is
+# also their minimum. 0 in an update sets a kind back to its default.
+RETENTION_DAYS: dict[str, tuple[int, int, int]] = {
+    "recordings_days": (365, 1, 3650),
+    "transcripts_days": (365, 1, 3650),
+    "message_bodies_days": (365, 1, 3650),
+    "webhook_events_days": (30, 1, 3650),
+    "evidence_days": (1461, 1461, 3650),
+}
+RETENTION_RESET = 0
+
+
+def retention_range(kind: str) -> str:
+    """What a kind's setting may be, for the error that refuses another value."""
+    default, least, most = RETENTION_DAYS[kind]
+    return f"{RETENTION_RESET} (back to the default, {default}) or {least} to {most} days"

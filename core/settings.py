@@ -438,6 +438,11 @@ class Settings(BaseSettings):
     erasure_deadline_days: PositiveFloat = Field(30.0, alias="ERASURE_DEADLINE_DAYS")
     backup_retention_days: PositiveFloat = Field(25.0, alias="BACKUP_RETENTION_DAYS")
     backup_dir: Path | None = Field(None, alias="BACKUP_DIR")
+    # The retention a business sets for its customers' personal data (services.accounts.privacy.data_retention): how
+    # often the job looks for businesses due (each is due a day after its last round), and when a business whose
+    # round had a service fail is due again.
+    privacy_retention_interval_seconds: PositiveFloat = Field(3600.0, alias="PRIVACY_RETENTION_INTERVAL_SECONDS")
+    privacy_retention_retry_seconds: PositiveFloat = Field(600.0, alias="PRIVACY_RETENTION_RETRY_SECONDS")
     # Eval runs: how many of this process's runs may be in flight at the voice provider at once (its rate limit is
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")

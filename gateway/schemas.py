@@ -130,13 +130,51 @@ WORKSPACE_CREATE = _obj({
     "external_ref": {"type": "string", "maxLength": 200},
     "timezone": {**TIMEZONE, "default": accounts.DEFAULT_TIMEZONE},
 }, ("name",))
+# What each kind of retention covers (services.accounts.privacy.data_retention; docs/privacy.md).
+RETENTION_KINDS = {
+    "recordings_days": "call recordings: deleted at the voice provider with the provider's copy of the call (which "
+    "holds its transcript too), and the recording link cleared here",
+    "transcripts_days": "call transcripts, summaries and what was extracted from them, tool-call arguments: "
+    "redacted here (the call stays, for counts and billing); the provider's copy of the call is deleted then too, "
+    "so a recording is kept no longer than its transcript",
+    "message_bodies_days": "the bodies of texts and emails: redacted here and at the SMS provider (media deleted)",
+    "webhook_events_days": "the event history (GET /api/v1/events, replays): events past it are deleted",
+    "evidence_days": "the compliance decision and consent logs: redacted of content past it, keeping what proves "
+    "consent and decisions (who, when, which rule); at least 4 years, TCPA's statute of limitations",
+}
+
+
+def _retention_days(kind: str, update: bool) -> dict[str, Any]:
+    default, least, most = accounts.RETENTION_DAYS[kind]
+    days = {"type": "integer", "maximum": most, "description": f"{RETENTION_KINDS[kind]}. Default {default} days"}
+    if update:  # 0 (the default) or the range: one range from 0 for the kinds whose minimum is 1
+        gap = {"anyOf": [{"const": accounts.RETENTION_RESET}, {"minimum": least}]} if least > 1 else {}
+        return {**days, "minimum": accounts.RETENTION_RESET, **gap,
+                "description": f"{days['description']}; {accounts.retention_range(kind)}"}
+    return {**days, "minimum": least}
+
+
+RETENTION_NOTE = ("How long the business keeps its customers' personal data, in days per kind, counted from when "
+                  "the record was made. A retention job deletes or redacts what is past it, here and at the "
+                  "providers, once a day per business (and within minutes of a change), in batches, logged.")
+RETENTION = {**_obj({kind: _retention_days(kind, False) for kind in RETENTION_KINDS}, tuple(RETENTION_KINDS)),
+             "description": f"{RETENTION_NOTE} Every kind is answered: the business's setting, else the default."}
+RETENTION_UPDATE = {**_obj({kind: _retention_days(kind, True) for kind in RETENTION_KINDS}),
+                    "additionalProperties": False,
+                    "description": f"{RETENTION_NOTE} The kinds named change; the others keep their setting. 0 sets a "
+                    "kind back to its default. A value out of its range or not a whole number is 400 "
+                    "validation_error naming the kind and its range."}
 WORKSPACE_UPDATE = _obj({
     "id": UUID,
     "name": {"type": "string", "minLength": 1, "pattern": NOT_BLANK, "maxLength": accounts.WORKSPACE_NAME_MAX},
     "metadata": METADATA,
     "action": {"type": "string", "enum": list(accounts.LIFECYCLE_ACTIONS)},
     "timezone": TIMEZONE,
+    "retention": RETENTION_UPDATE,
 }, ("id",))
+# What the gateway checks of an update: its retention's values are the accounts service's to refuse
+# (validation_error, as the API promises), past the gateway's check that each fits a protobuf int32.
+WORKSPACE_UPDATE_CHECK = _obj({**WORKSPACE_UPDATE["properties"], "retention": {"type": "object"}}, ("id",))
 
 # -- agents ------------------------------------------------------------------------------
 
@@ -539,6 +577,7 @@ SUBSCRIPTION_STATUS = {"type": "string", "enum": list(billing.SUBSCRIPTION_STATU
                        "description": "incomplete until the card checkout completes; then the payment provider's: "
                        "trialing, active, past_due (a payment failed and is retried), canceled (final)"}
 _WORKSPACE["properties"]["subscription_status"] = SUBSCRIPTION_STATUS
+_WORKSPACE["properties"]["retention"] = RETENTION
 _WORKSPACE["properties"]["standing"] = {
     "type": "string", "enum": [*standing.GOOD, *standing.HELD],
     "description": "What the workspace may spend. In good standing (its subscription status: trialing, active, "

@@ -70,6 +70,8 @@ TEST_ENV = {
     "CALLS_RECONCILE_SECONDS": "1",
     # each service's retention sweep looks every second (with the default retention: tests/integration/test_retention.py)
     "RETENTION_INTERVAL_SECONDS": "1",
+    # the privacy retention job looks for businesses due every second (tests/e2e/test_data_retention.py)
+    "PRIVACY_RETENTION_INTERVAL_SECONDS": "1",
     # payment webhooks retried in milliseconds; a trial lasts 10 minutes (tests move billing
     # on with the simulator's advance); provisioning retried within a second; an unpaid
     # subscription pauses its workspace at once

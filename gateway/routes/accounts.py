@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,6 +28,7 @@ from gateway.schemas import (
     SIGNUP_REQUEST,
     WORKSPACE_CREATE,
     WORKSPACE_UPDATE,
+    WORKSPACE_UPDATE_CHECK,
     X402_RENEW,
 )
 from gateway.timeparse import set_time
@@ -155,10 +157,29 @@ async def create_workspace(ctx: RequestContext) -> Reply:
     return body
 
 
+INT32_MAX = 2**31 - 1
+
+
+def _retention(sent: dict[str, Any]) -> accounts_pb2.Retention:
+    """An update's retention as the accounts service takes it (it checks each kind's range): each value a whole
+    number, a kind it knows; validation_error naming the kind and its range otherwise."""
+    message = accounts_pb2.Retention()
+    for kind, days in sent.items():
+        if kind not in accounts.RETENTION_DAYS:
+            raise ServiceError("validation_error", f"retention.{kind} is not a kind of retention: one of "
+                               f"{', '.join(accounts.RETENTION_DAYS)}")
+        if isinstance(days, bool) or not isinstance(days, int) or not -INT32_MAX <= days <= INT32_MAX:
+            raise ServiceError("validation_error", f"retention.{kind} must be {accounts.retention_range(kind)}; "
+                               f"got {json.dumps(days)[:40]}")
+        setattr(message, kind, days)
+    return message
+
+
 def workspace_update_scopes(body: dict[str, Any]) -> tuple[str, ...]:
-    """Renames, metadata and the time zone need workspaces:write; a lifecycle action needs lifecycle:write."""
+    """Renames, metadata, the time zone and the retention need workspaces:write; a lifecycle action needs
+    lifecycle:write."""
     needed: tuple[str, ...] = ()
-    if "name" in body or "metadata" in body or "timezone" in body:
+    if "name" in body or "metadata" in body or "timezone" in body or "retention" in body:
         needed += ("workspaces:write",)
     if "action" in body:
         needed += ("lifecycle:write",)
@@ -195,6 +216,8 @@ async def update_workspace(ctx: RequestContext) -> Reply:
         req.action = b["action"]
     if "timezone" in b:
         req.timezone = b["timezone"]
+    if "retention" in b:
+        req.retention.CopyFrom(_retention(b["retention"]))
     reply = await ctx.rpc("accounts").UpdateWorkspace(req)
     if "action" in b:
         # A lifecycle move changes what the workspace may spend (its standing in the cached principals). The
@@ -358,9 +381,14 @@ ROUTES = [
           "workspace unpaid until it is reconciled); a refused or replayed payment is 402 again. 403 forbidden "
           "for a key limited to one business, or while the account's subscription is held (unpaid or canceled)."),
     Route("PATCH", f"{V1}/workspaces", update_workspace, "Rename, update metadata or run a lifecycle action",
-          "workspaces", scope=workspace_update_scopes, body=WORKSPACE_UPDATE, response="Workspace",
-          errors=("unauthorized", "forbidden", "not_found", "invalid_request"), rpcs=(f"{ACCOUNTS}/UpdateWorkspace",),
-          description="name and metadata need workspaces:write (metadata is merged); action needs lifecycle:write. "
+          "workspaces", scope=workspace_update_scopes, body=WORKSPACE_UPDATE, body_check=WORKSPACE_UPDATE_CHECK,
+          response="Workspace", errors=("unauthorized", "forbidden", "not_found", "invalid_request", "validation_error"),
+          rpcs=(f"{ACCOUNTS}/UpdateWorkspace",),
+          description="name, metadata, timezone and retention need workspaces:write (metadata is merged); action "
+          "needs lifecycle:write. retention sets how long the business keeps its customers' personal data, per kind "
+          "in days (0: back to the default; out of range: 400 validation_error naming the kind and its range; "
+          "defaults, limits and what is deleted or redacted where: docs/privacy.md); a change makes the retention "
+          "job due at once. "
           "Lifecycle: pause (active -> paused, emits workspace.paused), resume (paused or canceled -> active), "
           "cancel (active or paused -> canceled, emits workspace.canceled), teardown (canceled -> inactive, emits "
           "workspace.teardown_completed; inactive is final). Repeating the action that led to the current state "

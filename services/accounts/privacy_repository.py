@@ -1,10 +1,10 @@
-"""The erasures' storage (schema.erasures, and their replay entries, schema.erasure_replay): its statements and the
-repositories the privacy part's use cases reach it by, on the connection of the caller's transaction or read. Claims
-follow the provisioning saga's (store.claim_due_provisionings): due rows, skipped when another runner is claiming
-them, leased in one statement."""
+"""The erasures' storage (schema.erasures, and their replay entries, schema.erasure_replay) and the retention job's
+claims (schema.businesses' retention_* columns): their statements and the repositories the privacy part's use cases
+reach them by, on the connection of the caller's transaction or read. Claims follow the provisioning saga's
+(store.claim_due_provisionings): due rows, skipped when another runner is claiming them, leased in one statement."""
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from core import leases, retention
 from core.pagination import Page, Paged, fetch_page
 from core.records import or_none, record
-from services.accounts.records import ErasureRecord, ReplayEntryRecord
+from services.accounts.records import ErasureRecord, ReplayEntryRecord, RetentionClaim
 from services.accounts.schema import businesses, erasure_replay, erasures
 
 # The statuses a job is not over in (privacy.domain.QUEUED, RUNNING): the ones claimed, and one per subject.
@@ -121,3 +121,39 @@ def replay_retention(keep: timedelta) -> retention.Rule:
     go; one a restore asked to replay stays until it is queued. The erasure_replay_completed index serves the scan."""
     return retention.Rule("accounts.erasure_replay", keep, retention.older_than(
         erasure_replay, erasure_replay.c.completed_at, erasure_replay.c.replay_requested_at.is_(None)))
+
+
+class SqlDataRetention:
+    """The businesses' retention job (privacy.data_retention) on schema.businesses: its own lease
+    (retention_lease_*), apart from the billing's (lease_*), so the two jobs never wait on each other."""
+
+    def __init__(self, conn: AsyncConnection):
+        self.conn = conn
+
+    async def claim_due(self, now: datetime, limit: int, lease: timedelta) -> list[RetentionClaim]:
+        """Up to `limit` businesses whose retention is due at `now` (whatever their lifecycle: a paused or torn-down
+        business's data is kept no longer), lease free, each leased to the caller; a business another runner is
+        claiming is skipped."""
+        b = businesses.c
+        due = (sa.select(b.id).where(b.retention_next_at <= now, sa.or_(
+                   b.retention_lease_until.is_(None), b.retention_lease_until < now))
+               .order_by(b.retention_next_at).limit(limit).with_for_update(skip_locked=True))
+        rows = (await self.conn.execute(
+            businesses.update().where(b.id.in_(due.scalar_subquery()))
+            .values(retention_lease_token=sa.func.gen_random_uuid(), retention_lease_until=now + lease)
+            .returning(b.id, b.retention, b.retention_lease_token))).all()
+        return [RetentionClaim(str(row.id), dict(row.retention), str(row.retention_lease_token)) for row in rows]
+
+    async def renew(self, business_id: str, token: str, until: datetime) -> bool:
+        """Extend the lease to `until` if it is still `token`'s (False: another runner took the business over)."""
+        return await self._leased(business_id, token, retention_lease_until=until)
+
+    async def finish(self, business_id: str, token: str, next_at: datetime) -> bool:
+        """The round is over: due again at `next_at`, lease released (False: not `token`'s any more)."""
+        return await self._leased(business_id, token, retention_next_at=next_at, retention_lease_token=None,
+                                  retention_lease_until=None)
+
+    async def _leased(self, business_id: str, token: str, **values: Any) -> bool:
+        b = businesses.c
+        return (await self.conn.execute(businesses.update().where(b.id == business_id, b.retention_lease_token == token)
+                                        .values(**values).returning(b.id))).first() is not None

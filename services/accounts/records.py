@@ -49,6 +49,7 @@ class Workspace:
     plan_id: str
     paid_through: datetime | None
     trial_ends_at: datetime | None
+    retention: dict[str, Any]  # the kinds it set (privacy.services.accounts.data_retention_rules.effective: every kind)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,6 +254,10 @@ class Business:
     billed_on: str | None
     lease_token: str | None
     lease_until: datetime | None
+    retention: dict[str, Any]
+    retention_next_at: datetime
+    retention_lease_token: str | None
+    retention_lease_until: datetime | None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -347,3 +352,12 @@ class ReplayEntryRecord:
     subject: str
     completed_at: datetime
     replay_requested_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class RetentionClaim:
+    """A business whose retention job this runner claimed: its settings (the kinds it set) and the lease's token."""
+
+    business_id: str
+    retention: dict[str, Any]
+    token: str

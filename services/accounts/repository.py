@@ -24,7 +24,7 @@ from core.uow import Connections, Database, Unit, UnitOfWork
 from services.accounts import store
 from services.accounts.billing_repository import SqlBilling, business_record
 from services.accounts.oauth_repository import OAuthRepository, SqlOAuth
-from services.accounts.privacy_repository import SqlErasureReplay, SqlErasures
+from services.accounts.privacy_repository import SqlDataRetention, SqlErasureReplay, SqlErasures
 from services.accounts.provisioning_repository import SqlProvisioning
 from services.accounts.records import (
     ApiKeyRecord,
@@ -269,6 +269,7 @@ class AccountsUnit(Unit):
         self.provisioning = SqlProvisioning(handle)
         self.erasures = SqlErasures(handle)
         self.erasure_replay = SqlErasureReplay(handle)
+        self.data_retention = SqlDataRetention(handle)
 
 
 def accounts_units(connections: Connections) -> UnitOfWork[AccountsUnit]:

@@ -58,6 +58,13 @@ businesses = sa.Table(
     # row holds the lease and its subscription is `incomplete` (held); added, it carries its payer's billing columns.
     sa.Column("billed_on", Uuid, sa.ForeignKey("accounts.businesses.id")),
     *lease_columns(),
+    # The retention it set for its customers' personal data: only the kinds it set, {kind: days} (the others have
+    # their default: services.accounts.privacy.data_retention_rules), and its retention job: when it is due next
+    # ('epoch': at once) and the lease of the replica running it.
+    sa.Column("retention", JSONB, nullable=False, server_default="{}"),
+    sa.Column("retention_next_at", Ts, nullable=False, server_default=sa.text("'epoch'")),
+    sa.Column("retention_lease_token", Uuid),
+    sa.Column("retention_lease_until", Ts),
 )
 
 api_keys = sa.Table(
@@ -118,6 +125,7 @@ usage_log = sa.Table(
 )
 
 sa.Index("businesses_account_created", businesses.c.account_id, businesses.c.created_at.desc())
+sa.Index("businesses_retention_due", businesses.c.retention_next_at)
 sa.Index("businesses_billed_on", businesses.c.billed_on, postgresql_where=sa.text("billed_on IS NOT NULL"))
 sa.Index("businesses_subscription", businesses.c.subscription_id, unique=True)
 sa.Index("businesses_billing_watch", businesses.c.subscription_status,

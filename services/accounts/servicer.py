@@ -30,7 +30,8 @@ from services.accounts.identity.oauth_service import OAuth
 from services.accounts.identity.service import Identity
 from services.accounts.identity.servicer import IdentityServicer
 from services.accounts.identity.sign_in import SignInLinks
-from services.accounts.privacy.personal_data import GrpcPersonalData
+from services.accounts.privacy.data_retention import DataRetention, DataRetentionRunner
+from services.accounts.privacy.personal_data import GrpcPersonalData, GrpcRetention
 from services.accounts.privacy.service import ErasureRunner, Erasures
 from services.accounts.privacy.servicer import PrivacyServicer
 from services.accounts.privacy_repository import replay_retention
@@ -104,4 +105,9 @@ def build(runtime: Runtime) -> AccountsServicer:
     runtime.run(ErasureRunner(erasures, s.erasure_interval_seconds))
     # their replay entries (for a restore of a backup) are kept as long as the backups
     runtime.retain(replay_retention(timedelta(days=s.backup_retention_days)))
+    # The retention each business set: a claimed round a day per business, across the same services.
+    retention = DataRetention(accounts_units(runtime.db),
+                              GrpcRetention({name: runtime.client(name) for name in registry.PERSONAL_DATA_SERVICES}),
+                              retry_seconds=s.privacy_retention_retry_seconds)
+    runtime.run(DataRetentionRunner(retention, s.privacy_retention_interval_seconds))
     return AccountsServicer(parts, OAuth(parts.identity, documents), sign_in, erasures)

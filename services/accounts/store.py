@@ -181,7 +181,7 @@ async def expire_magic_links_of(conn: AsyncConnection, account_id: str, now: dat
 WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_state, businesses.c.metadata,
                      businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at,
                      businesses.c.subscription_status, businesses.c.timezone, businesses.c.plan_id,
-                     businesses.c.paid_through, businesses.c.trial_ends_at)
+                     businesses.c.paid_through, businesses.c.trial_ends_at, businesses.c.retention)
 # The provisioning saga's columns a workspace read answers, prefixed so they sit beside the workspace's own.
 PROVISIONING_PREFIX = "provisioning_"
 PROVISIONING_COLUMNS = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error",

@@ -111,11 +111,32 @@ def for_events(call: dict[str, Any]) -> dict[str, Any]:
                        if call[column] == ERASED_NUMBER}}
 
 
-def redacted_event(data: dict[str, Any]) -> dict[str, Any] | None:
-    """An outbox event's data with its personal fields null, or None when it holds none (nothing to change)."""
-    if all(data.get(f) in (None, "") for f in PERSONAL_EVENT_FIELDS):
+def redacted_event(data: dict[str, Any], fields: Iterable[str] = PERSONAL_EVENT_FIELDS) -> dict[str, Any] | None:
+    """An outbox event's data with its personal `fields` null, or None when it holds none (nothing to change)."""
+    fields = tuple(fields)
+    if all(data.get(f) in (None, "") for f in fields):
         return None
-    return {**data, **{f: None for f in PERSONAL_EVENT_FIELDS if f in data}}
+    return {**data, **{f: None for f in fields if f in data}}
+
+
+async def delete_at_provider(voice: VoiceProvider, calls: list[Call], why: str) -> set[str]:
+    """The ids of the calls the voice provider no longer holds (deleted now, found gone, or never placed there),
+    AT_ONCE deletions in flight; a deletion that failed is logged under `why` (the erasure, the retention round)."""
+    limit = asyncio.Semaphore(AT_ONCE)
+
+    async def delete(call: Call) -> str | None:
+        if not call.provider_call_id:
+            return call.id
+        async with limit:
+            try:
+                await voice.delete_call(call.provider_call_id)
+            except ProviderError as exc:
+                log.warning("%s: the voice provider did not delete call %s (%s): retried later", why, call.id,
+                            exc.message)
+                return None
+        return call.id
+
+    return {i for i in await asyncio.gather(*(delete(c) for c in calls)) if i is not None}
 
 
 @dataclass
@@ -155,7 +176,7 @@ class Erasure:
         tally, failed = Tally.empty(), None
         for start in range(0, len(found), self.batch):
             chunk = found[start:start + self.batch]
-            deleted = await self._delete_at_provider(chunk, request.erasure_id)
+            deleted = await delete_at_provider(self.voice, chunk, f"erasure {request.erasure_id}")
             tally.add(PROVIDER_CALLS, sum(1 for c in chunk if c.provider_call_id and c.id in deleted))
             failed = failed or next((c for c in chunk if c.id not in deleted), None)
             await self._redact([c.id for c in chunk if c.id in deleted], phones, tally)
@@ -166,24 +187,6 @@ class Erasure:
                                "the others are erased, and the same request again finishes the rest")
         return common_pb2.ErasureReport(items=tally.items(), call_ids=[c.id for c in found],
                                         lead_ids=sorted({c.lead_id for c in found if c.lead_id}))
-
-    async def _delete_at_provider(self, calls: list[Call], erasure_id: str) -> set[str]:
-        """The ids of the calls the provider no longer holds (deleted now, or never placed there)."""
-        limit = asyncio.Semaphore(AT_ONCE)
-
-        async def delete(call: Call) -> str | None:
-            if not call.provider_call_id:
-                return call.id
-            async with limit:
-                try:
-                    await self.voice.delete_call(call.provider_call_id)
-                except ProviderError as exc:
-                    log.warning("erasure %s: the voice provider did not delete call %s (%s): retried with the job",
-                                erasure_id, call.id, exc.message)
-                    return None
-            return call.id
-
-        return {i for i in await asyncio.gather(*(delete(c) for c in calls)) if i is not None}
 
     async def _redact(self, call_ids: list[str], phones: list[str], tally: Tally) -> None:
         """Redact the calls (those another erasure did not redact meanwhile), their tool calls and their events."""

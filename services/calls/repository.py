@@ -118,6 +118,11 @@ class CallsRepository(Protocol):
         call, the callee of an outbound one), whose collected email (structured_data.email, in lower case) is one
         of the emails, or whose id or lead is named; oldest first."""
 
+    # The privacy retention (services.calls.data_retention)
+    async def past_retention(self, business_id: str, kind: str, before: datetime, limit: int) -> list[Call]:
+        """Up to `limit` of the business's ended calls made before `before` still holding `kind` ("recording": a
+        recording link; "transcript": a transcript or its summary), oldest first."""
+
     async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
         """Replace the calls' tool calls' arguments, and their written results (a running one's stays null); how
         many tool calls."""
@@ -220,6 +225,9 @@ class SqlCalls:
                        lead_ids: list[str]) -> list[Call]:
         query = store.erasable_calls(business_id, phones, emails, call_ids, lead_ids)
         return [_call(row) for row in await self.conn.execute(query)]
+
+    async def past_retention(self, business_id: str, kind: str, before: datetime, limit: int) -> list[Call]:
+        return [_call(row) for row in await self.conn.execute(store.past_retention(business_id, kind, before, limit))]
 
     async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
         return await store.redact_tool_calls(self.conn, call_ids, arguments, result)

@@ -110,6 +110,14 @@ sa.Index("idempotency_keys_created", idempotency_keys.c.created_at)
 sa.Index("calls_open", calls.c.created_at,
          postgresql_where=sa.text(f"status IN ({', '.join(repr(s) for s in PROGRESS)})"))
 
+# The calls still holding a recording, or a transcript (or its summary), by age: the privacy retention's scans
+# (services.calls.data_retention), which thus never revisit what they cleared. (Not structured_data: a JSONB column
+# written None holds JSON null, which IS NOT NULL; the report writes it with the summary.)
+sa.Index("calls_recorded", calls.c.business_id, calls.c.created_at,
+         postgresql_where=sa.text("recording_url IS NOT NULL"))
+sa.Index("calls_transcribed", calls.c.business_id, calls.c.created_at,
+         postgresql_where=sa.text("transcript IS NOT NULL OR summary IS NOT NULL"))
+
 # The tool calls still running (the tool-call sweep's scan).
 sa.Index("tool_calls_running", tool_calls.c.created_at, postgresql_where=sa.text("outcome = 'running'"))
 

@@ -16,6 +16,7 @@ from providers import configured
 from providers.voice.vapi.server_messages import QUEUED_SUBJECT
 from services.calls import domain, lifecycle_service
 from services.calls.booking_tools import BookingTools
+from services.calls.data_retention import DataRetention
 from services.calls.domain import CallFilter
 from services.calls.erasure import Erasure
 from services.calls.inbound_reconciliation import InboundReconciliation
@@ -97,10 +98,11 @@ def transcript_message(row: Any) -> calls_pb2.Transcript:
 
 
 class CallsServicer(calls_pb2_grpc.CallsServicer):
-    def __init__(self, calls: Calls, lifecycle: Lifecycle, erasure: Erasure):
+    def __init__(self, calls: Calls, lifecycle: Lifecycle, erasure: Erasure, retention: DataRetention):
         self.calls = calls
         self.lifecycle = lifecycle
         self.erasure = erasure
+        self.retention = retention
 
     async def ListTranscripts(self, request: calls_pb2.ListTranscriptsRequest,
                               context: Context) -> calls_pb2.ListTranscriptsReply:
@@ -159,6 +161,10 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
     async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
         return await self.erasure.erase(request)
 
+    async def ApplyRetention(self, request: common_pb2.RetentionRequest,
+                             context: Context) -> common_pb2.RetentionReport:
+        return await self.retention.apply(request)
+
 
 def new_call(request: calls_pb2.CreateCallRequest) -> NewCall:
     return NewCall(agent_id=request.agent_id, to=request.to, compliance=COMPLIANCE[request.compliance],
@@ -197,4 +203,4 @@ def build(runtime: Runtime) -> CallsServicer:
     runtime.gauge("switchboard.calls.stuck", "{call}", "Calls without an outcome the reaper has not closed in time",
                   stuck)
     runtime.run(ToolCallSweep(units))
-    return CallsServicer(calls, lifecycle, Erasure(units, voice))
+    return CallsServicer(calls, lifecycle, Erasure(units, voice), DataRetention(units, voice))

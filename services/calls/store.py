@@ -252,6 +252,22 @@ def erasable_calls(business_id: str, phones: list[str], emails: list[str], call_
             .order_by(c.created_at, c.id))
 
 
+# What each kind of the privacy retention finds a call still holding (the partial indexes calls_recorded and
+# calls_transcribed have the same predicates).
+RETAINED: dict[str, sa.ColumnElement[bool]] = {
+    "recording": calls.c.recording_url.is_not(None),
+    "transcript": sa.or_(calls.c.transcript.is_not(None), calls.c.summary.is_not(None)),
+}
+
+
+def past_retention(business_id: str, kind: str, before: datetime, limit: int) -> sa.Select[Any]:
+    """The business's ended calls made before `before` still holding `kind` (RETAINED), oldest first."""
+    c = calls.c
+    return (sa.select(calls).where(c.business_id == business_id, RETAINED[kind], c.created_at < before,
+                                   c.status.not_in(PROGRESS))
+            .order_by(c.created_at, c.id).limit(limit))
+
+
 async def redact_tool_calls(conn: AsyncConnection, call_ids: list[str], arguments: dict[str, Any],
                             result: str) -> int:
     """Replace the arguments of the calls' tool calls with `arguments`, and a written result with `result` (one

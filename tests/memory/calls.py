@@ -160,6 +160,12 @@ class MemoryCalls:
                 and found(row)]
         return [_call(row) for row in sorted(rows, key=lambda r: (r["created_at"], r["id"]))]
 
+    async def past_retention(self, business_id, kind, before, limit):
+        holds = {"recording": ("recording_url",), "transcript": ("transcript", "summary")}[kind]
+        rows = [row for row in self.calls.values() if row["business_id"] == business_id and row["created_at"] < before
+                and row["status"] not in PROGRESS and any(row[column] is not None for column in holds)]
+        return [_call(row) for row in sorted(rows, key=lambda r: (r["created_at"], r["id"]))[:limit]]
+
     async def redact_tool_calls(self, call_ids, arguments, result):
         rows = [row for row in self.tools.values() if row["call_id"] in call_ids]
         for row in rows:

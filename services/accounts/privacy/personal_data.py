@@ -1,11 +1,14 @@
-"""What the erasure needs of the services holding personal data (core.registry.PERSONAL_DATA_SERVICES): each one's
-ErasePerson, as a port. `GrpcPersonalData` is the adapter over their RPCs (which only the accounts service may make);
-the orchestration's tests against the real database give the runner a scripted one (tests/service), never in an
-end-to-end test."""
+"""What the privacy jobs need of the services holding personal data (core.registry.PERSONAL_DATA_SERVICES): each
+one's ErasePerson (the erasure of a person) and ApplyRetention (the retention job), as ports. `GrpcPersonalData` and
+`GrpcRetention` are the adapters over their RPCs (which only the accounts service may make); the orchestrations'
+tests against the real database give the runners scripted ones (tests/service), never in an end-to-end test."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from core.messages import set_timestamp
+from services.accounts.data_retention_rules import Cutoffs
 from services.accounts.privacy.domain import StepReport, StepRequest
 from switchboard.v1 import common_pb2
 
@@ -36,3 +39,39 @@ class GrpcPersonalData:
 
     async def erase(self, service: str, request: StepRequest) -> StepReport:
         return step_report(await self.clients[service].ErasePerson(request_message(request)))
+
+
+@dataclass(frozen=True)
+class RetentionReport:
+    """What a service deleted or redacted in one ApplyRetention (common.proto RetentionReport): its lines {what,
+    action, count}, and whether more is past retention than the call's batch took."""
+
+    items: tuple[dict[str, Any], ...]
+    more: bool
+
+
+class RetentionPort(Protocol):
+    async def apply(self, service: str, business_id: str, run_id: str, cutoffs: Cutoffs,
+                    batch: int) -> RetentionReport:
+        """What `service` deleted or redacted of the business's data made before the cutoffs; a refusal or an outage
+        raises."""
+
+
+def retention_message(business_id: str, run_id: str, cutoffs: Cutoffs, batch: int) -> common_pb2.RetentionRequest:
+    message = common_pb2.RetentionRequest(business_id=business_id, run_id=run_id, batch=batch)
+    for field, at in vars(cutoffs).items():
+        set_timestamp(message, field, at)
+    return message
+
+
+class GrpcRetention:
+    """`RetentionPort` over the services' ApplyRetention (clients acting for the current caller: the business)."""
+
+    def __init__(self, clients: dict[str, Any]):
+        self.clients = clients
+
+    async def apply(self, service: str, business_id: str, run_id: str, cutoffs: Cutoffs,
+                    batch: int) -> RetentionReport:
+        reply = await self.clients[service].ApplyRetention(retention_message(business_id, run_id, cutoffs, batch))
+        return RetentionReport(tuple({"what": i.what, "action": i.action, "count": i.count} for i in reply.items),
+                               reply.more)

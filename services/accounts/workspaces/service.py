@@ -12,6 +12,7 @@ from core.ids import require_uuid, utcnow
 from core.pagination import Page, Paged
 from core.records import record
 from core.uow import UnitOfWork
+from services.accounts import data_retention_rules as retention_rules
 from services.accounts import domain, lifecycle
 from services.accounts.ports import Invalidation, NewWorkspace, WorkspacePurchases
 from services.accounts.records import Business, Workspace, WorkspaceOwner, WorkspaceProvisioning, Zone
@@ -86,8 +87,10 @@ class Workspaces:
         return CreatedWorkspace(workspace_of(created.business), created.payment_response)
 
     async def update_workspace(self, business_id: str, name: str | None, metadata: dict[str, Any] | None, action: str | None,
-                               timezone: str | None = None) -> Workspace:
-        """Rename, merge metadata into, or move the lifecycle of a workspace (emitting the action's event)."""
+                               timezone: str | None = None, retention: dict[str, int] | None = None) -> Workspace:
+        """Rename, merge metadata into, set the retention of (the kinds named; data_retention_rules), or move the
+        lifecycle of a workspace (emitting the action's event). A retention changed makes its retention job due at
+        once: a shorter one applies within a round of the job."""
         require_uuid(business_id, "id")
         if not tenant.require_account().can_access(business_id):
             raise not_found("workspace")
@@ -103,6 +106,9 @@ class Workspaces:
                 values["metadata"] = {**row.metadata, **metadata}
             if timezone is not None:
                 values["timezone"] = domain.check_timezone(timezone)
+            if retention:
+                values["retention"] = retention_rules.changed(row.retention, retention)
+                values["retention_next_at"] = utcnow()
             if action is not None:
                 if action == "resume" and (why := self.purchases.resume_refusal(row)):
                     raise ServiceError("forbidden", why)

@@ -8,6 +8,7 @@ from core import standing
 from core.interceptors import Context
 from core.messages import optional, set_timestamp, struct
 from core.pagination import Page
+from services.accounts import data_retention_rules as retention_rules
 from services.accounts.records import Workspace, WorkspaceProvisioning
 from services.accounts.workspaces.service import Workspaces
 from switchboard.v1 import accounts_pb2, accounts_pb2_grpc
@@ -29,6 +30,7 @@ def workspace_message(w: Workspace, provisioning: WorkspaceProvisioning | None =
         set_timestamp(ws, "paid_through", w.paid_through)
     if w.trial_ends_at is not None:
         set_timestamp(ws, "trial_ends_at", w.trial_ends_at)
+    ws.retention.CopyFrom(accounts_pb2.Retention(**retention_rules.effective(w.retention)))
     if provisioning is not None:
         p = provisioning
         ws.provisioning.CopyFrom(accounts_pb2.Provisioning(
@@ -67,8 +69,11 @@ class WorkspacesServicer(accounts_pb2_grpc.AccountsServicer):
 
     async def UpdateWorkspace(self, request: accounts_pb2.UpdateWorkspaceRequest, context: Context) -> accounts_pb2.Workspace:
         metadata = json_format.MessageToDict(request.metadata) if request.HasField("metadata") else None
+        retention = ({kind: getattr(request.retention, kind) for kind in retention_rules.KINDS
+                      if request.retention.HasField(kind)} if request.HasField("retention") else None)
         return workspace_message(await self.workspaces.update_workspace(
-            request.id, optional(request, "name"), metadata, optional(request, "action"), optional(request, "timezone")))
+            request.id, optional(request, "name"), metadata, optional(request, "action"), optional(request, "timezone"),
+            retention))
 
     async def BusinessZones(self, request: accounts_pb2.BusinessZonesRequest, context: Context) -> accounts_pb2.BusinessZonesReply:
         return accounts_pb2.BusinessZonesReply(businesses=[
