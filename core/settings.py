@@ -431,6 +431,10 @@ class Settings(BaseSettings):
     erasure_interval_seconds: PositiveFloat = Field(10.0, alias="ERASURE_INTERVAL_SECONDS")
     erasure_retry_seconds: PositiveFloat = Field(10.0, alias="ERASURE_RETRY_SECONDS")
     erasure_max_attempts: PositiveInt = Field(20, alias="ERASURE_MAX_ATTEMPTS")
+    # A torn-down workspace's customers' personal data is deleted everywhere this long after its teardown (the grace
+    # period, for billing disputes: docs/privacy.md "Teardown deletes"); the erasure runner's interval and retry
+    # delay pace the deletion too.
+    teardown_grace_days: NonNegativeFloat = Field(30.0, alias="TEARDOWN_GRACE_DAYS")
     # Eval runs: how many of this process's runs may be in flight at the voice provider at once (its rate limit is
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")

@@ -49,6 +49,9 @@ class Workspace:
     plan_id: str
     paid_through: datetime | None
     trial_ends_at: datetime | None
+    # Torn down: when its customers' personal data is deleted, and once it was (privacy.teardown_deletion).
+    data_deletion_due_at: datetime | None = None
+    data_deleted_at: datetime | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -253,6 +256,8 @@ class Business:
     billed_on: str | None
     lease_token: str | None
     lease_until: datetime | None
+    data_deletion_due_at: datetime | None = None  # the data deletion's columns a workspace read answers
+    data_deleted_at: datetime | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -335,3 +340,16 @@ class ErasureRecord:
     lease_token: str | None
     created_at: datetime
     completed_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class DataDeletionRecord:
+    """A torn-down business's data deletion (schema.businesses' data_deletion_* columns) as its runner claims it,
+    with the lease it runs under."""
+
+    id: str  # the business's
+    account_id: str
+    data_deletion_due_at: datetime
+    data_deletion_steps: dict[str, dict[str, Any]]
+    data_deletion_attempts: int
+    data_deletion_lease_token: str | None

@@ -40,6 +40,7 @@ from services.accounts.records import (
     Zone,
 )
 from services.accounts.schema import businesses, outbox, usage_log
+from services.accounts.teardown_repository import SqlDataDeletions
 
 
 class AccountsRepository(Protocol):
@@ -268,6 +269,7 @@ class AccountsUnit(Unit):
         self.oauth: OAuthRepository = SqlOAuth(handle)
         self.provisioning = SqlProvisioning(handle)
         self.erasures = SqlErasures(handle)
+        self.data_deletions = SqlDataDeletions(handle)
 
 
 def accounts_units(connections: Connections) -> UnitOfWork[AccountsUnit]:
