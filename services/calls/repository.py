@@ -118,6 +118,9 @@ class CallsRepository(Protocol):
         call, the callee of an outbound one), whose collected email (structured_data.email, in lower case) is one
         of the emails, or whose id or lead is named; oldest first."""
 
+    async def business_erasable(self, business_id: str, limit: int) -> list[Call]:
+        """Up to `limit` of the business's calls not erased yet, oldest first."""
+
     async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
         """Replace the calls' tool calls' arguments, and their written results (a running one's stays null); how
         many tool calls."""
@@ -220,6 +223,9 @@ class SqlCalls:
                        lead_ids: list[str]) -> list[Call]:
         query = store.erasable_calls(business_id, phones, emails, call_ids, lead_ids)
         return [_call(row) for row in await self.conn.execute(query)]
+
+    async def business_erasable(self, business_id: str, limit: int) -> list[Call]:
+        return [_call(row) for row in await self.conn.execute(store.business_calls_to_erase(business_id, limit))]
 
     async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
         return await store.redact_tool_calls(self.conn, call_ids, arguments, result)
