@@ -1,7 +1,7 @@
 """A torn-down business's data deletion (issue 56, docs/privacy.md "Teardown deletes"): the rules, and the claimed job.
 
 The teardown (PATCH /api/v1/workspaces/{id} action=teardown) sets `data_deletion_due_at` to the teardown's time plus
-the grace period (TEARDOWN_GRACE_DAYS, for billing disputes: `due`). From then on `TeardownDeletionRunner` claims each
+the grace period (TEARDOWN_GRACE_DAYS, for billing disputes: accounts.domain.data_deletion_due). From then on `TeardownDeletionRunner` claims each
 business whose deletion is due under the deletion's own lease (any number of replicas run each once) and runs its
 steps (STEPS): each service of core.registry.TEARDOWN_SERVICES in order (agents first: its assistants at the voice
 provider; then sdr, calls, messaging, webhooks) asked ErasePerson with `whole_business`, again while its report says
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 from core import registry, tenant
@@ -44,12 +44,6 @@ MAX_ROUNDS = 1000  # rounds of one step in one run (a service that keeps saying 
 
 
 # -- the rules -------------------------------------------------------------------------------------------------------
-
-def due(now: datetime, grace: timedelta) -> dict[str, Any]:
-    """The columns a teardown sets: the deletion due (and first attempted) at the end of the grace period."""
-    return {"data_deletion_due_at": now + grace, "data_deletion_next_at": now + grace, "data_deletion_steps": {},
-            "data_deletion_attempts": 0, "data_deletion_error": None}
-
 
 def next_step(steps: dict[str, Any]) -> str | None:
     """The first step not done (None: every one is)."""

@@ -15,7 +15,6 @@ from core.records import record
 from core.uow import UnitOfWork
 from services.accounts import domain, lifecycle
 from services.accounts.ports import Invalidation, NewWorkspace, WorkspacePurchases
-from services.accounts.privacy import teardown_deletion
 from services.accounts.records import Business, Workspace, WorkspaceOwner, WorkspaceProvisioning, Zone
 from services.accounts.repository import AccountsUnit, HotPath
 
@@ -112,7 +111,7 @@ class Workspaces:
                 if action == "resume":
                     values["paused_by_billing"] = False
                 if action == "teardown" and domain.TRANSITIONS.get((row.lifecycle_state, action)) is not None:
-                    values.update(teardown_deletion.due(utcnow(), self.teardown_grace))
+                    values.update(domain.data_deletion_due(utcnow(), self.teardown_grace))
                 row, moved = await lifecycle.move(work, row, action, values=values)
             elif values:
                 changed = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})
