@@ -80,7 +80,8 @@ class SqlDataDeletions:
         g = oauth_grants.c
         changed = (await self.conn.execute(
             oauth_grants.update()
-            .where(g.account_id == account_id, g.revoked_at.is_(None), g.business_ids.any(business_id))
+            .where(g.account_id == account_id, g.revoked_at.is_(None),
+                   sa.cast(business_id, Uuid) == sa.any_(g.business_ids))
             .values(business_ids=sa.func.array_remove(g.business_ids, sa.cast(business_id, Uuid)))
             .returning(g.id, g.business_ids))).all()
         emptied = [row.id for row in changed if not row.business_ids]

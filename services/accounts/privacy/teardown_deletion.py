@@ -110,6 +110,8 @@ class TeardownDeletions:
                 if saved is None:
                     return None
                 job, step = saved, next_step(steps)
+            if step is None:  # done already
+                return job
             if step == ACCOUNTS:
                 return await self._close_access(job, token)
             # MAX_ROUNDS: let the lease go, due again at once for any runner.
