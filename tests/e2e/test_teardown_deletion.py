@@ -69,10 +69,12 @@ async def test_a_torn_down_business_past_its_grace_period_is_deleted_everywhere(
     assert timedelta(days=29) < due - datetime.now(UTC) <= timedelta(days=30)
     assert "data_deleted_at" not in torn or torn["data_deleted_at"] is None
     status, read = await get(api, key, "/api/v1/workspaces", id=business)
-    assert status == 200 and read["data_deletion_due_at"] == torn["data_deletion_due_at"]
+    assert status == 200 and read["workspaces"][0]["data_deletion_due_at"] == torn["data_deletion_due_at"]
     # Within the grace period nothing is deleted: the calls are still there.
-    status, calls = await get(api, key, "/api/v1/calls", id=call["id"])
-    assert status == 200 and calls["transcript"]
+    status, read_call = await get(api, key, "/api/v1/calls", id=call["id"])
+    assert status == 200 and read_call["id"] == call["id"]
+    assert await db.fetchval("SELECT transcript IS NOT NULL AND recording_url IS NOT NULL FROM calls.calls "
+                             "WHERE id = $1", call["id"])
 
     # The grace period passes (backdated); the stack's runner deletes it.
     await db.execute("UPDATE accounts.businesses SET data_deletion_due_at = now(), data_deletion_next_at = now() "
@@ -86,7 +88,9 @@ async def test_a_torn_down_business_past_its_grace_period_is_deleted_everywhere(
     assert counts[("provider.assistant", "provider_deleted")] == 1 and counts[("agents.agent", "deleted")] == 1
     assert counts[("provider.call", "provider_deleted")] == 1 and counts[("calls.transcript", "redacted")] == 1
     assert counts[("sdr.lead", "deleted")] >= 1 and counts[("webhooks.subscription", "deleted")] == 1
-    assert counts[("provider.message", "redacted")] >= 2 and counts[("accounts.api_key", "revoked")] >= 1
+    assert counts[("provider.message", "redacted")] >= 2
+    # The account has no other workspace: its account-wide key and its dashboard session end too.
+    assert counts[("accounts.api_key", "revoked_account_wide")] >= 1 and counts[("accounts.session", "ended")] >= 1
 
     # Its keys are refused: no public route shows anything of it.
     for path, params in (("/api/v1/calls", {"limit": "100"}), ("/api/v1/leads", {}), ("/api/v1/agents", {}),
