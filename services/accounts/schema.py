@@ -65,7 +65,7 @@ businesses = sa.Table(
     sa.Column("data_deletion_due_at", Ts),
     sa.Column("data_deleted_at", Ts),
     sa.Column("data_deletion_next_at", Ts),
-    sa.Column("data_deletion_steps", JSONB, nullable=False, server_default=sa.text("'{}'::jsonb")),
+    sa.Column("data_deletion_steps", JSONB, nullable=False, server_default="{}"),
     sa.Column("data_deletion_attempts", sa.Integer, nullable=False, server_default="0"),
     sa.Column("data_deletion_error", sa.Text),
     sa.Column("data_deletion_lease_token", Uuid),

@@ -23,8 +23,8 @@ def upgrade() -> None:
     op.add_column("businesses", sa.Column("data_deletion_due_at", Ts), schema=S)
     op.add_column("businesses", sa.Column("data_deleted_at", Ts), schema=S)
     op.add_column("businesses", sa.Column("data_deletion_next_at", Ts), schema=S)
-    op.add_column("businesses", sa.Column("data_deletion_steps", JSONB, nullable=False,
-                                          server_default=sa.text("'{}'::jsonb")), schema=S)
+    op.add_column("businesses", sa.Column("data_deletion_steps", JSONB, nullable=False, server_default="{}"),
+                  schema=S)
     op.add_column("businesses", sa.Column("data_deletion_attempts", sa.Integer, nullable=False, server_default="0"),
                   schema=S)
     op.add_column("businesses", sa.Column("data_deletion_error", sa.Text), schema=S)
