@@ -164,7 +164,8 @@ class Erasures:
         async with self.uow.read() as work:
             phones, emails = await work.erasure.contacts(require_uuid(business_id, "business_id"), BUSINESS_BATCH)
         erased = await self.erase(person(business_id, erasure_id, phones, emails, (), False))
-        return erased, max(len(phones), len(emails)) >= BUSINESS_BATCH
+        changed = any(n for _, _, n in erased.removed.items())  # a number it cannot erase is not asked about forever
+        return erased, max(len(phones), len(emails)) >= BUSINESS_BATCH and changed
 
     async def _at_the_provider(self, who: Person, texts: list[FoundText]) -> int:
         """Each text the provider took redacted there (none held: no connection is); how many it still had."""
