@@ -443,6 +443,10 @@ class Settings(BaseSettings):
     # round had a service fail is due again.
     privacy_retention_interval_seconds: PositiveFloat = Field(3600.0, alias="PRIVACY_RETENTION_INTERVAL_SECONDS")
     privacy_retention_retry_seconds: PositiveFloat = Field(600.0, alias="PRIVACY_RETENTION_RETRY_SECONDS")
+    # A torn-down workspace's customers' personal data is deleted everywhere this long after its teardown (the grace
+    # period, for billing disputes: docs/privacy.md "Teardown deletes"); the erasure runner's interval and retry
+    # delay pace the deletion too.
+    teardown_grace_days: NonNegativeFloat = Field(30.0, alias="TEARDOWN_GRACE_DAYS")
     # Eval runs: how many of this process's runs may be in flight at the voice provider at once (its rate limit is
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")

@@ -584,6 +584,12 @@ _WORKSPACE["properties"]["standing"] = {
     "past_due) it may place calls, send texts and email, take pool numbers and run outreach; held (paused, "
     "canceled, inactive: torn down, unpaid: the signup's checkout is not complete or its x402 payment not settled) it may only read and change "
     "its setup, and those actions answer 403 forbidden saying what to do."}
+_WORKSPACE["properties"]["data_deletion_due_at"]["description"] = (
+    "Torn down: when its customers' personal data is deleted everywhere (the teardown's time plus TEARDOWN_GRACE_DAYS, "
+    "30 days by default, kept for billing disputes); null otherwise (docs/privacy.md, Teardown deletes).")
+_WORKSPACE["properties"]["data_deleted_at"]["description"] = (
+    "When its customers' personal data was deleted (then its keys, sessions and OAuth grants are revoked and no key "
+    "reaches it any more); null before.")
 _X402_RENEWAL = schema_of(accounts_pb2.X402Renewal, omit=("payment_response",))
 _X402_RENEWAL["properties"].update(payment_status=X402_PAYMENT_STATUS, subscription_status=SUBSCRIPTION_STATUS)
 _USAGE = schema_of(accounts_pb2.UsageEntry, omit=("api_key_id", "account_id", "business_id"))

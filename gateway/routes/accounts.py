@@ -391,7 +391,9 @@ ROUTES = [
           "job due at once. "
           "Lifecycle: pause (active -> paused, emits workspace.paused), resume (paused or canceled -> active), "
           "cancel (active or paused -> canceled, emits workspace.canceled), teardown (canceled -> inactive, emits "
-          "workspace.teardown_completed; inactive is final). Repeating the action that led to the current state "
+          "workspace.teardown_completed; inactive is final; the workspace's customers' personal data is deleted "
+          "everywhere at data_deletion_due_at, the end of a grace period of TEARDOWN_GRACE_DAYS, 30 by default, and "
+          "its keys, sessions and OAuth grants revoked: docs/privacy.md). Repeating the action that led to the current state "
           "changes nothing and emits nothing; any other move is refused with 400 invalid_request."),
     Route("POST", f"{V1}/subscription/checkout", open_checkout, "Open a new hosted checkout, or a past-due invoice's page",
           "workspaces", scope="workspaces:write", sessions=True, body=CHECKOUT_OPEN, response="CheckoutLink",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 from zoneinfo import available_timezones
 
 from contracts.accounts import (
@@ -171,6 +172,13 @@ NO_OPS = {("paused", "pause"), ("active", "resume"), ("canceled", "cancel"), ("i
 # The event payload each lifecycle action emits (core.events).
 ACTION_EVENTS = {"pause": events_pb2.WorkspacePaused, "cancel": events_pb2.WorkspaceCanceled,
                  "teardown": events_pb2.WorkspaceTeardownCompleted}
+
+
+def data_deletion_due(now: datetime, grace: timedelta) -> dict[str, Any]:
+    """The columns a teardown sets: its customers' personal data deleted (and that first attempted) at the end of the
+    grace period (TEARDOWN_GRACE_DAYS; privacy.teardown_deletion)."""
+    return {"data_deletion_due_at": now + grace, "data_deletion_next_at": now + grace, "data_deletion_steps": {},
+            "data_deletion_attempts": 0, "data_deletion_error": None}
 
 
 def next_lifecycle_state(current: str, action: str) -> tuple[str, bool]:

@@ -50,6 +50,9 @@ class Workspace:
     paid_through: datetime | None
     trial_ends_at: datetime | None
     retention: dict[str, Any]  # the kinds it set (privacy.services.accounts.data_retention_rules.effective: every kind)
+    # Torn down: when its customers' personal data is deleted, and once it was (privacy.teardown_deletion).
+    data_deletion_due_at: datetime | None = None
+    data_deleted_at: datetime | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -258,6 +261,8 @@ class Business:
     retention_next_at: datetime
     retention_lease_token: str | None
     retention_lease_until: datetime | None
+    data_deletion_due_at: datetime | None = None  # the data deletion's columns a workspace read answers
+    data_deleted_at: datetime | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -361,3 +366,13 @@ class RetentionClaim:
     business_id: str
     retention: dict[str, Any]
     token: str
+class DataDeletionRecord:
+    """A torn-down business's data deletion (schema.businesses' data_deletion_* columns) as its runner claims it,
+    with the lease it runs under."""
+
+    id: str  # the business's
+    account_id: str
+    data_deletion_due_at: datetime
+    data_deletion_steps: dict[str, dict[str, Any]]
+    data_deletion_attempts: int
+    data_deletion_lease_token: str | None

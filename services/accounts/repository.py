@@ -40,6 +40,7 @@ from services.accounts.records import (
     Zone,
 )
 from services.accounts.schema import businesses, outbox, usage_log
+from services.accounts.teardown_repository import SqlDataDeletions
 
 
 class AccountsRepository(Protocol):
@@ -270,6 +271,7 @@ class AccountsUnit(Unit):
         self.erasures = SqlErasures(handle)
         self.erasure_replay = SqlErasureReplay(handle)
         self.data_retention = SqlDataRetention(handle)
+        self.data_deletions = SqlDataDeletions(handle)
 
 
 def accounts_units(connections: Connections) -> UnitOfWork[AccountsUnit]:

@@ -65,6 +65,20 @@ businesses = sa.Table(
     sa.Column("retention_next_at", Ts, nullable=False, server_default=sa.text("'epoch'")),
     sa.Column("retention_lease_token", Uuid),
     sa.Column("retention_lease_until", Ts),
+    # A torn-down business's data deletion (services.accounts.privacy.teardown_deletion): due at the grace period's
+    # end (set by the teardown), done once data_deleted_at is set; its next attempt, each step's report
+    # ({service: {"lines": [{what, action, count}], "done": bool}}), attempts and last error, and the runner's lease
+    # (its own: the billing's lease above is another writer's).
+    sa.Column("data_deletion_due_at", Ts),
+    sa.Column("data_deleted_at", Ts),
+    sa.Column("data_deletion_next_at", Ts),
+    sa.Column("data_deletion_steps", JSONB, nullable=False, server_default="{}"),
+    sa.Column("data_deletion_attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("data_deletion_error", sa.Text),
+    sa.Column("data_deletion_lease_token", Uuid),
+    sa.Column("data_deletion_lease_until", Ts),
+    sa.Index("businesses_data_deletion_due", "data_deletion_next_at",
+             postgresql_where=sa.text("data_deletion_due_at IS NOT NULL AND data_deleted_at IS NULL")),
 )
 
 api_keys = sa.Table(

@@ -34,6 +34,7 @@ from services.accounts.privacy.data_retention import DataRetention, DataRetentio
 from services.accounts.privacy.personal_data import GrpcPersonalData, GrpcRetention
 from services.accounts.privacy.service import ErasureRunner, Erasures
 from services.accounts.privacy.servicer import PrivacyServicer
+from services.accounts.privacy.teardown_deletion import TeardownDeletionRunner, TeardownDeletions
 from services.accounts.privacy_repository import replay_retention
 from services.accounts.provisioning.service import Provisioning
 from services.accounts.repository import AccountsUnit, HotPath, PooledAccounts, accounts_units, retention_rules
@@ -61,7 +62,8 @@ def wire(s: Settings, uow: UnitOfWork[AccountsUnit], hot: HotPath, bus: EventBus
     identity = Identity(uow, hot, bus, s)
     billing = payment_parts(s, uow, Provisioning(uow, agents, s.provisioning_retry_seconds))
     return AccountsParts(identity, Signup(uow, s, billing.payments, billing.x402, billing.provisioning),
-                         Usage(uow, hot, agents), Workspaces(uow, hot, billing.workspaces, identity), billing)
+                         Usage(uow, hot, agents), Workspaces(uow, hot, billing.workspaces, identity,
+                                                                           timedelta(days=s.teardown_grace_days)), billing)
 
 
 class AccountsServicer(IdentityServicer, BillingServicer, WorkspacesServicer, PrivacyServicer,
@@ -110,4 +112,10 @@ def build(runtime: Runtime) -> AccountsServicer:
                               GrpcRetention({name: runtime.client(name) for name in registry.PERSONAL_DATA_SERVICES}),
                               retry_seconds=s.privacy_retention_retry_seconds)
     runtime.run(DataRetentionRunner(retention, s.privacy_retention_interval_seconds))
+    # A torn-down business's data deletion, claimed by its runner once the grace period is over.
+    deletions = TeardownDeletions(
+        accounts_units(runtime.db),
+        GrpcPersonalData({name: runtime.client(name) for name in registry.TEARDOWN_SERVICES}), parts.identity,
+        retry_seconds=s.erasure_retry_seconds)
+    runtime.run(TeardownDeletionRunner(deletions, s.erasure_interval_seconds))
     return AccountsServicer(parts, OAuth(parts.identity, documents), sign_in, erasures)

@@ -181,7 +181,8 @@ async def expire_magic_links_of(conn: AsyncConnection, account_id: str, now: dat
 WORKSPACE_COLUMNS = (businesses.c.id, businesses.c.name, businesses.c.lifecycle_state, businesses.c.metadata,
                      businesses.c.external_ref, businesses.c.created_at, businesses.c.updated_at,
                      businesses.c.subscription_status, businesses.c.timezone, businesses.c.plan_id,
-                     businesses.c.paid_through, businesses.c.trial_ends_at, businesses.c.retention)
+                     businesses.c.paid_through, businesses.c.trial_ends_at, businesses.c.retention,
+                     businesses.c.data_deletion_due_at, businesses.c.data_deleted_at)
 # The provisioning saga's columns a workspace read answers, prefixed so they sit beside the workspace's own.
 PROVISIONING_PREFIX = "provisioning_"
 PROVISIONING_COLUMNS = ("status", "step", "agent_id", "phone_number", "forward_to", "attempts", "last_error",
@@ -227,9 +228,10 @@ async def business_of_account(conn: AsyncConnection, account_id: str, business_i
 
 
 async def standings_of(conn: AsyncConnection, account_id: str, business_id: str | None = None) -> dict[str, str]:
-    """The account's businesses (or the one of them named) with their core.standing values."""
+    """The account's businesses (or the one of them named) with their core.standing values: those a principal may
+    reach, so not one whose data was deleted after its teardown (a tombstone: privacy.teardown_deletion)."""
     query = sa.select(businesses.c.id, businesses.c.lifecycle_state, businesses.c.subscription_status).where(
-        businesses.c.account_id == account_id)
+        businesses.c.account_id == account_id, businesses.c.data_deleted_at.is_(None))
     if business_id is not None:
         query = query.where(businesses.c.id == business_id)
     return {str(r.id): standing.standing(r.lifecycle_state, r.subscription_status)

@@ -58,6 +58,12 @@ class AgentsRepository(leases.Lessor, Protocol):
     async def directory(self, business_ids: Iterable[str]) -> list[AgentSummary]:
         """Every agent of these businesses, oldest first."""
 
+    async def assistants_of(self, business_id: str, limit: int) -> list[tuple[str, str]]:
+        """Up to `limit` of the business's agents, oldest first: (agent id, provider assistant id)."""
+
+    async def delete_agents(self, business_id: str, agent_ids: list[str]) -> int:
+        """These agents of the business deleted with their versions and prompt history; how many."""
+
     async def first_numbers(self, agent_ids: list[str]) -> dict[str, str]:
         """Each agent's first assigned number, by agent id (agents without one left out)."""
 
@@ -96,6 +102,12 @@ class SqlAgents:
 
     async def by_request(self, business_id: str, request_id: str) -> Agent | None:
         return records.or_none(_agent, await store.agent_by_request(self.conn, business_id, request_id))
+
+    async def assistants_of(self, business_id: str, limit: int) -> list[tuple[str, str]]:
+        return [(str(r.id), r.provider_assistant_id) for r in await store.assistants_of(self.conn, business_id, limit)]
+
+    async def delete_agents(self, business_id: str, agent_ids: list[str]) -> int:
+        return await store.delete_agents(self.conn, business_id, agent_ids)
 
     async def page(self, business_ids: Iterable[str], page: Page) -> Paged:
         return (await fetch_page(self.conn, store.agents_of(business_ids), agents.c.created_at, agents.c.id,

@@ -20,6 +20,7 @@ from providers import configured
 from providers.messaging.webhooks import INBOUND_PATH
 from services.agents import domain, numbers_domain, teardown_consumer
 from services.agents import tools as agent_tools
+from services.agents.erasure import Erasure
 from services.agents.evals_port import GrpcEvalGate
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
@@ -129,10 +130,15 @@ def available_message(r: Any) -> agents_pb2.AvailableNumber:
 
 
 class AgentsServicer(agents_pb2_grpc.AgentsServicer):
-    def __init__(self, agents: Agents, numbers: Numbers, custom_tools: CustomTools):
+    def __init__(self, agents: Agents, numbers: Numbers, custom_tools: CustomTools, erasure: Erasure):
         self.agents = agents
         self.numbers = numbers
         self.custom_tools = custom_tools
+        self.erasure = erasure
+
+    async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
+        """A torn-down business's assistants and agents deleted (services.agents.erasure)."""
+        return await self.erasure.erase(request)
 
     async def CheckVoiceProvider(self, request: agents_pb2.CheckVoiceProviderRequest,
                                  context: Context) -> agents_pb2.VoiceProviderStatus:
@@ -343,4 +349,4 @@ def build(runtime: Runtime) -> AgentsServicer:
                       standings=standings.heard_by(runtime), stock_wanted=stock.wake)
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
                     filter_subject=teardown_consumer.SUBJECT)
-    return AgentsServicer(agents, numbers, custom_tools)
+    return AgentsServicer(agents, numbers, custom_tools, Erasure(units, voice, numbers))

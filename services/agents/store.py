@@ -52,6 +52,22 @@ async def agent_by_request(conn: AsyncConnection, business_id: str, request_id: 
                                                      agents.c.request_id == request_id))).first()
 
 
+async def assistants_of(conn: AsyncConnection, business_id: str, limit: int) -> list[Any]:
+    """(id, provider_assistant_id) of up to `limit` of the business's agents, oldest first."""
+    a = agents.c
+    return list((await conn.execute(sa.select(a.id, a.provider_assistant_id).where(a.business_id == business_id)
+                                    .order_by(a.created_at, a.id).limit(limit))).all())
+
+
+async def delete_agents(conn: AsyncConnection, business_id: str, agent_ids: list[str]) -> int:
+    """The business's agents among `agent_ids` deleted (versions and prompt history go with them: ON DELETE
+    CASCADE; a number's agent becomes null); how many."""
+    if not agent_ids:
+        return 0
+    return (await conn.execute(agents.delete().where(agents.c.business_id == business_id,
+                                                     agents.c.id.in_(agent_ids)))).rowcount
+
+
 async def insert_agent(conn: AsyncConnection, **values: Any) -> Any:
     return (await conn.execute(agents.insert().values(**values).returning(agents))).first()
 

@@ -34,7 +34,11 @@ Its events still waiting in the outbox (or kept there after publication) keep th
 personal fields (`PERSONAL_EVENT_FIELDS`) become null.
 
 The reply counts what changed, a line per kind (`REPORT`), and names the calls found (and their leads) for the
-steps after (webhooks' event history names them)."""
+steps after (webhooks' event history names them).
+
+A torn-down business's deletion (`whole_business`, services.accounts.privacy.teardown_deletion) erases every call of
+the business the same way (the other party's number is the person's), BUSINESS_BATCHES batches per request, and
+answers `more` while there may be others; it names no ids (the steps after take the business whole)."""
 from __future__ import annotations
 
 import asyncio
@@ -65,6 +69,7 @@ PERSONAL_VARIABLES = ("name",)  # domain.enrichment's: the person's first name
 PERSONAL_EVENT_FIELDS = ("to", "from", "from_number", "summary", "transcript", "recording_url", "contact_name",
                          "contact_email", "intent")
 BATCH = 25  # calls deleted at the provider, then redacted in one transaction
+BUSINESS_BATCHES = 4  # a whole business's deletion: batches per request (`more` past them), well within its deadline
 AT_ONCE = 5  # provider deletions in flight
 # The reply's lines, in order: (what, action).
 CALLS = ("calls.call", "redacted")  # the calls redacted
@@ -170,7 +175,11 @@ class Erasure:
         phones, emails = list(subject.phones(request.phones)), list(subject.emails(request.emails))
         call_ids, lead_ids = list(subject.ids(request.call_ids)), list(subject.ids(request.lead_ids))
         found: list[Call] = []
-        if phones or emails or call_ids or lead_ids:
+        whole = request.whole_business
+        if whole:
+            async with self.uow.read() as work:
+                found = await work.calls.business_erasable(business_id, self.batch * BUSINESS_BATCHES)
+        elif phones or emails or call_ids or lead_ids:
             async with self.uow.read() as work:
                 found = await work.calls.erasable(business_id, phones, emails, call_ids, lead_ids)
         tally, failed = Tally.empty(), None
@@ -185,6 +194,8 @@ class Erasure:
         if failed is not None:
             raise ServiceError("provider_error", "the voice provider could not delete every call of this person; "
                                "the others are erased, and the same request again finishes the rest")
+        if whole:  # the ids would be every call of the business: the later steps take the business whole too
+            return common_pb2.ErasureReport(items=tally.items(), more=len(found) >= self.batch * BUSINESS_BATCHES)
         return common_pb2.ErasureReport(items=tally.items(), call_ids=[c.id for c in found],
                                         lead_ids=sorted({c.lead_id for c in found if c.lead_id}))
 

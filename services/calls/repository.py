@@ -122,6 +122,8 @@ class CallsRepository(Protocol):
     async def past_retention(self, business_id: str, kind: str, before: datetime, limit: int) -> list[Call]:
         """Up to `limit` of the business's ended calls made before `before` still holding `kind` ("recording": a
         recording link; "transcript": a transcript or its summary), oldest first."""
+    async def business_erasable(self, business_id: str, limit: int) -> list[Call]:
+        """Up to `limit` of the business's calls not erased yet, oldest first."""
 
     async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
         """Replace the calls' tool calls' arguments, and their written results (a running one's stays null); how
@@ -228,6 +230,8 @@ class SqlCalls:
 
     async def past_retention(self, business_id: str, kind: str, before: datetime, limit: int) -> list[Call]:
         return [_call(row) for row in await self.conn.execute(store.past_retention(business_id, kind, before, limit))]
+    async def business_erasable(self, business_id: str, limit: int) -> list[Call]:
+        return [_call(row) for row in await self.conn.execute(store.business_calls_to_erase(business_id, limit))]
 
     async def redact_tool_calls(self, call_ids: list[str], arguments: dict[str, Any], result: str) -> int:
         return await store.redact_tool_calls(self.conn, call_ids, arguments, result)

@@ -268,6 +268,13 @@ def past_retention(business_id: str, kind: str, before: datetime, limit: int) ->
             .order_by(c.created_at, c.id).limit(limit))
 
 
+def business_calls_to_erase(business_id: str, limit: int) -> sa.Select[Any]:
+    """Up to `limit` of the business's calls not erased yet, oldest first (a torn-down business's deletion)."""
+    c = calls.c
+    return (sa.select(calls).where(c.business_id == business_id, c.erased_at.is_(None))
+            .order_by(c.created_at, c.id).limit(limit))
+
+
 async def redact_tool_calls(conn: AsyncConnection, call_ids: list[str], arguments: dict[str, Any],
                             result: str) -> int:
     """Replace the arguments of the calls' tool calls with `arguments`, and a written result with `result` (one

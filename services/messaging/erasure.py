@@ -30,6 +30,9 @@ provider redacts them, then one transaction writes everything here. A crash in b
 here, found again by the next attempt and redacted at the provider again (a redaction repeats harmlessly); a text
 erased here is found no more (its number is a marker now), so the same request again finds nothing, changes
 nothing and answers zeros.
+
+A torn-down business's deletion (`whole_business`: services.accounts.privacy.teardown_deletion) is this erasure of
+every person the business texted or emailed, a batch of them per request (`erase_business`), without suppression.
 """
 from __future__ import annotations
 
@@ -52,6 +55,7 @@ from services.messaging.suppression import Suppression
 log = logging.getLogger(__name__)
 
 PROVIDER_AT_ONCE = 8  # the provider's redactions in flight at once
+BUSINESS_BATCH = 50  # a torn-down business's deletion: contact numbers (and addresses) erased per request
 ERASED = "erased"
 EVENT_CONTENT = ("body",)  # what a person wrote, in this service's events (sms.received)
 
@@ -175,6 +179,16 @@ class Erasures:
         log.info("erasure %s of business %s: %s", who.erasure_id, who.business_id,
                  ", ".join(f"{what} {action} {n}" for what, action, n in removed.items() if n))
         return Erased(removed, [t.id for t in texts])
+
+    async def erase_business(self, business_id: str, erasure_id: str) -> tuple[Erased, bool]:
+        """A torn-down business's deletion: the people its threads and emails are with (BUSINESS_BATCH numbers and
+        addresses per request), each erased as above without suppression (their numbers' do-not-contact and
+        consent evidence stays, under the hash); and whether there may be more (`more`)."""
+        async with self.uow.read() as work:
+            phones, emails = await work.erasure.contacts(require_uuid(business_id, "business_id"), BUSINESS_BATCH)
+        erased = await self.erase(person(business_id, erasure_id, phones, emails, (), False))
+        changed = any(n for _, _, n in erased.removed.items())  # a number it cannot erase is not asked about forever
+        return erased, max(len(phones), len(emails)) >= BUSINESS_BATCH and changed
 
     async def _at_the_provider(self, who: Person, texts: list[FoundText]) -> int:
         """Each text the provider took redacted there (none held: no connection is); how many it still had."""

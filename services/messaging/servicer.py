@@ -180,6 +180,12 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         self.erasures, self.retention = erasures, retention
 
     async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
+        if request.whole_business:
+            erased, more = await self.erasures.erase_business(request.business_id, request.erasure_id)
+            report = erasure_report(erased)
+            del report.message_ids[:]  # every text of the business: the steps after take it whole
+            report.more = more
+            return report
         return erasure_report(await self.erasures.erase(person(
             request.business_id, request.erasure_id, request.phones, request.emails, request.message_ids,
             request.suppress)))

@@ -479,6 +479,19 @@ async def messages_to_erase(conn: AsyncConnection, business_id: str, phones: lis
         contact.notlike("erased:%")).order_by(m.created_at, m.id))).all())
 
 
+async def business_contacts(conn: AsyncConnection, business_id: str, limit: int) -> tuple[list[str], list[str]]:
+    """Up to `limit` numbers the business's threads are with and `limit` addresses its emails went to, not erased
+    yet (a torn-down business's deletion erases them as people)."""
+    c, e = conversations.c, emails.c
+    numbers = await conn.scalars(sa.select(c.contact_number).where(
+        c.business_id == business_id, c.contact_number.notlike("erased:%")).distinct()
+        .order_by(c.contact_number).limit(limit))
+    address = sa.func.lower(e.to_address)
+    addresses = await conn.scalars(sa.select(address).where(
+        e.business_id == business_id, e.to_address.notlike("erased:%")).distinct().order_by(address).limit(limit))
+    return list(numbers), list(addresses)
+
+
 async def erase_messages(conn: AsyncConnection, business_id: str, message_ids: list[str], contact: str,
                          marker: str, hashed: str) -> int:
     """The messages' bodies redacted and their other party (`contact`) replaced by `marker`, also in their error

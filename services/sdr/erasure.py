@@ -34,7 +34,11 @@ its runs' touches (kept, redacted). No count of erasures is kept here: the priva
 Batches: each step is one transaction over at most BATCH rows (LEADS_BATCH leads), repeated until a step finds
 fewer; no provider is called. Leads are deleted last, after everything found through them, so an erasure that
 stops midway (a crash, a deadline) finds everything left when it is asked again. Asked again after it finished, it
-finds nothing: every line of the report counts zero."""
+finds nothing: every line of the report counts zero.
+
+A torn-down business's deletion (`whole_business`: services.accounts.privacy.teardown_deletion) is this erasure of
+every person the business's records name (its leads, and the numbers and addresses of its bookings, voicemails, run
+touches and call attempts), a batch per request (`erase_business`) until none is left."""
 from __future__ import annotations
 
 import logging
@@ -54,6 +58,7 @@ log = logging.getLogger(__name__)
 
 BATCH = 500  # rows one step (one transaction) changes at most
 LEADS_BATCH = 100  # leads whose interactions and activity one round deletes before deleting them
+BUSINESS_BATCH = 200  # a torn-down business's deletion: records of each kind whose people one request erases
 ERASED = "erased"  # a canceled touch's reason, and what a redacted touch says happened to it
 ERASED_LINE = "- (erased)"  # a briefing's line that named the person
 
@@ -218,6 +223,16 @@ class Erasure:
         log.info("erasure %s of business %s in sdr: %s", erasure_id, business_id,
                  ", ".join(f"{what} {action} {n}" for what, action, n in erased.items() if n) or "nothing found")
         return erased
+
+    async def erase_business(self, business_id: str, erasure_id: str) -> tuple[Erased, bool]:
+        """A torn-down business's deletion: the people its records name (BUSINESS_BATCH of each kind per request)
+        erased as above; and whether there may be more (`more`: a kind had a full batch and something changed, so
+        a record this erasure cannot match is not asked about forever)."""
+        async with self.uow.read() as work:
+            lead_ids, phones, emails, full = await work.erasure.business_people(
+                require_uuid(business_id, "business_id"), BUSINESS_BATCH)
+        erased = await self.erase(business_id, erasure_id, phones, emails, lead_ids)
+        return erased, full and any(erased.counts.values())
 
     async def _leads(self, business_id: str, person: Person) -> list[Any]:
         found: list[Any] = []

@@ -170,11 +170,38 @@ async def delete_leads(conn: AsyncConnection, business_id: str, lead_ids: Sequen
     return int(result.rowcount)
 
 
+async def business_people(conn: AsyncConnection, business_id: str,
+                          limit: int) -> tuple[list[str], list[str], list[str], bool]:
+    """Up to `limit` of each kind of the business's records naming a person (leads; bookings, voicemails, run touches
+    and call attempts with a number or address of their own): (lead ids, phones, emails, whether a kind had `limit`:
+    there may be more). A torn-down business's deletion erases them as people."""
+    c, b, v, j, a = leads.c, bookings.c, voicemails.c, jobs.c, attempts.c
+    found = [
+        (await conn.execute(sa.select(c.id, c.phone, c.email).where(c.business_id == business_id)
+                            .order_by(c.id).limit(limit))).all(),
+        (await conn.execute(sa.select(b.id, b.phone_number, b.email).where(b.business_id == business_id)
+                            .order_by(b.id).limit(limit))).all(),
+        (await conn.execute(sa.select(v.id, v.from_number, sa.null()).where(
+            v.business_id == business_id, v.from_number.is_not(None)).order_by(v.id).limit(limit))).all(),
+        (await conn.execute(sa.select(j.id, j.phone, sa.null()).where(
+            j.business_id == business_id, j.phone != "").order_by(j.id).limit(limit))).all(),
+        (await conn.execute(sa.select(a.id, a.phone, sa.null()).where(
+            a.business_id == business_id, a.phone != "").order_by(a.id).limit(limit))).all()]
+    lead_ids = [str(row[0]) for row in found[0]]
+    phones = list(dict.fromkeys(row[1] for rows in found for row in rows if row[1]))
+    emails = list(dict.fromkeys(row[2].lower() for rows in found for row in rows if row[2]))
+    return lead_ids, phones, emails, any(len(rows) >= limit for rows in found)
+
+
 class SqlErasure:
     """The erasure's repository on a unit of work's connection (core.uow.Database), over the queries above."""
 
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
+
+    async def business_people(self, business_id: str,
+                              limit: int) -> tuple[list[str], list[str], list[str], bool]:
+        return await business_people(self.conn, business_id, limit)
 
     async def person_leads(self, business_id: str, phones: Sequence[str], emails: Sequence[str],
                            lead_ids: Sequence[str], after: str | None, limit: int) -> list[Any]:

@@ -35,6 +35,10 @@ of every business); it would take deleting messages one by one by sequence (STRE
 stream for the business's events naming the person, with permissions this service does not have. An event
 published before the producing service's own erasure but stored here after this step (the dispatcher's lag, or a
 replayed dead letter) arrives unredacted: the privacy job runs this step last, and running it again redacts it.
+
+A torn-down business's deletion (`whole_business`: services.accounts.privacy.teardown_deletion) keeps nothing of its
+history: every event of the business, every delivery with its attempts, then its subscriptions (with their secrets)
+and its per-call signing secret are deleted (`erase_business`). The EVENTS stream's bound above holds for it too.
 """
 from __future__ import annotations
 
@@ -62,6 +66,7 @@ NO_PERSONAL_DATA = ("phone_number.assigned", "phone_number.released", "workspace
 # Fewer digits than this are no phone number worth searching by digits alone (they would match too much).
 MIN_PHONE_DIGITS = 7
 BATCH = 200  # events redacted per transaction
+BUSINESS_ROUNDS = 20  # a torn-down business's deletion: batches per request (`more` past them)
 
 
 @dataclass(frozen=True)
@@ -170,6 +175,27 @@ class Erasure:
         log.info("erasure %s: webhooks redacted %d events and %d deliveries of business %s", erasure_id or "-",
                  redacted, deliveries, business_id)
         return Erased(redacted, deliveries)
+
+    async def erase_business(self, business_id: str) -> tuple[dict[str, int], bool]:
+        """A torn-down business's deletion: its deliveries (with their attempts) and its event history deleted, a
+        batch of each per transaction, up to BUSINESS_ROUNDS batches per request, then its subscriptions; the
+        counts per report line and whether there may be more (`more`: ask again)."""
+        counts = {"webhooks.delivery": 0, "webhooks.event": 0, "webhooks.subscription": 0}
+        for _ in range(BUSINESS_ROUNDS):
+            async with self.uow.transaction() as work:
+                deliveries = await work.business_data.delete_deliveries(business_id, self.batch)
+                deleted = await work.business_data.delete_events(business_id, self.batch)
+            counts["webhooks.delivery"] += deliveries
+            counts["webhooks.event"] += deleted
+            if deliveries < self.batch and deleted < self.batch:
+                break
+        else:
+            return counts, True
+        async with self.uow.transaction() as work:
+            counts["webhooks.subscription"] = await work.business_data.delete_subscriptions(business_id)
+        log.info("teardown of business %s: webhooks deleted %d events, %d deliveries and %d subscriptions",
+                 business_id, counts["webhooks.event"], counts["webhooks.delivery"], counts["webhooks.subscription"])
+        return counts, False
 
     async def _deliveries(self, business_id: str, person: Person) -> int:
         texts = list(person.texts)

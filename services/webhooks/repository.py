@@ -27,6 +27,7 @@ from core.uow import Unit
 from services.webhooks import store
 from services.webhooks.records import CallSecret, Delivery, Failing, Subscription
 from services.webhooks.schema import deliveries, events, inbox
+from services.webhooks.teardown_store import SqlBusinessData
 
 
 class SubscriptionsRepository(Protocol):
@@ -317,6 +318,7 @@ class WebhooksUnit(Unit):
         self.subscriptions = subscriptions_on(handle)
         self.events = events_on(handle)
         self.deliveries = deliveries_on(handle)
+        self.business_data = SqlBusinessData(handle)  # a torn-down business's deletion: SQL only
 
 
 def retention_rules(keep: timedelta) -> list[Rule]:

@@ -130,7 +130,12 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
 
     async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
         """The privacy job's step (the accounts service alone may ask: core.registry.RPC_CALLERS), for the business
-        it names: the person's events redacted, and their deliveries' texts (services.webhooks.erasure)."""
+        it names: the person's events redacted, and their deliveries' texts (services.webhooks.erasure); with
+        whole_business (a torn-down business's deletion) its history, deliveries and subscriptions deleted."""
+        if request.whole_business:
+            counts, more = await self.erasure.erase_business(require_uuid(request.business_id, "business_id"))
+            return common_pb2.ErasureReport(items=[
+                common_pb2.ErasedItem(what=what, action="deleted", count=n) for what, n in counts.items()], more=more)
         person = Person.of(request.phones, request.emails,
                            [*request.lead_ids, *request.call_ids, *request.message_ids])
         erased = await self.erasure.erase(require_uuid(request.business_id, "business_id"), person,

@@ -47,7 +47,8 @@ async def accounts(database, account_id):
     identity = Identity(uow, hot, EventBus("nats://127.0.0.1:9", "accounts-fast-tier"), settings)
     payments = Payments(uow, None, None, None, settings.public_base_url,
                         timedelta(hours=settings.payment_grace_hours), {})
-    service = Parts(identity, Workspaces(uow, hot, WorkspaceBilling(uow, payments, None), identity))
+    service = Parts(identity, Workspaces(uow, hot, WorkspaceBilling(uow, payments, None), identity,
+                                         timedelta(days=settings.teardown_grace_days)))
     now = utcnow()
     async with database.transaction() as conn:
         insert(conn.rows(users), users, {"id": account_id, "email": f"{account_id}@example.com", "created_at": now})

@@ -67,7 +67,8 @@ def billing(database, payments_client, x402_gate) -> Billing:
                         settings.checkout_prices)
     x402 = X402Billing(payments, timedelta(seconds=1))
     identity = Identity(uow, MemoryHotPath(database), EventBus("nats://127.0.0.1:9", "accounts-fast-tier"), settings)
-    workspaces = Workspaces(uow, MemoryHotPath(database), WorkspaceBilling(uow, payments, x402), identity)
+    workspaces = Workspaces(uow, MemoryHotPath(database), WorkspaceBilling(uow, payments, x402), identity,
+                            timedelta(days=settings.teardown_grace_days))
     return Billing(Signup(uow, settings, payments, x402, sagas), payments, x402, Checkouts(uow, payments), workspaces,
                    agents)
 

@@ -127,12 +127,14 @@ class StepRequest:
 
 @dataclass(frozen=True)
 class StepReport:
-    """What a step answered (common.proto ErasureReport): its lines {what, action, count} and the ids it found."""
+    """What a step answered (common.proto ErasureReport): its lines {what, action, count}, the ids it found, and
+    whether a whole business's deletion has more to do (ask again)."""
 
     items: tuple[dict[str, Any], ...]
     lead_ids: tuple[str, ...] = ()
     call_ids: tuple[str, ...] = ()
     message_ids: tuple[str, ...] = ()
+    more: bool = False
 
 
 def step_request(erasure_id: str, business_id: str, phones: list[str], emails: list[str], suppress: bool,

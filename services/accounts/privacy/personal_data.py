@@ -1,7 +1,8 @@
-"""What the privacy jobs need of the services holding personal data (core.registry.PERSONAL_DATA_SERVICES): each
-one's ErasePerson (the erasure of a person) and ApplyRetention (the retention job), as ports. `GrpcPersonalData` and
-`GrpcRetention` are the adapters over their RPCs (which only the accounts service may make); the orchestrations'
-tests against the real database give the runners scripted ones (tests/service), never in an end-to-end test."""
+"""What the privacy jobs need of the services holding personal data (core.registry.PERSONAL_DATA_SERVICES,
+TEARDOWN_SERVICES): each one's ErasePerson (the erasure of a person, and a torn-down business's deletion) and
+ApplyRetention (the retention job), as ports. `GrpcPersonalData` and `GrpcRetention` are the adapters over their RPCs
+(which only the accounts service may make); the orchestrations' tests against the real database give the runners
+scripted ones (tests/service), never in an end-to-end test."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,6 +19,10 @@ class PersonalData(Protocol):
         """What `service` removed of the person; a refusal or an outage raises (core.errors.ServiceError for a
         service's answer)."""
 
+    async def erase_business(self, service: str, business_id: str) -> StepReport:
+        """What `service` removed of a torn-down business's personal data in one call (ErasePerson with
+        whole_business, core.registry.TEARDOWN_SERVICES), `more` when it has more to remove; raises as `erase`."""
+
 
 def request_message(request: StepRequest) -> common_pb2.ErasureRequest:
     return common_pb2.ErasureRequest(
@@ -28,7 +33,12 @@ def request_message(request: StepRequest) -> common_pb2.ErasureRequest:
 
 def step_report(reply: common_pb2.ErasureReport) -> StepReport:
     return StepReport(tuple({"what": i.what, "action": i.action, "count": i.count} for i in reply.items),
-                      tuple(reply.lead_ids), tuple(reply.call_ids), tuple(reply.message_ids))
+                      tuple(reply.lead_ids), tuple(reply.call_ids), tuple(reply.message_ids), reply.more)
+
+
+def business_request(business_id: str) -> common_pb2.ErasureRequest:
+    """A whole business's deletion: the business names it (erasure_id too: the services' markers and logs)."""
+    return common_pb2.ErasureRequest(business_id=business_id, erasure_id=business_id, whole_business=True)
 
 
 class GrpcPersonalData:
@@ -39,6 +49,9 @@ class GrpcPersonalData:
 
     async def erase(self, service: str, request: StepRequest) -> StepReport:
         return step_report(await self.clients[service].ErasePerson(request_message(request)))
+
+    async def erase_business(self, service: str, business_id: str) -> StepReport:
+        return step_report(await self.clients[service].ErasePerson(business_request(business_id)))
 
 
 @dataclass(frozen=True)

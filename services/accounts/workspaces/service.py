@@ -3,6 +3,7 @@ billing's WorkspacePurchases) and changed (renamed, metadata merged, time zone, 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from contracts import accounts as accounts_contract
@@ -32,11 +33,12 @@ def workspace_of(business: Business) -> Workspace:
 
 class Workspaces:
     def __init__(self, uow: UnitOfWork[AccountsUnit], hot: HotPath, purchases: WorkspacePurchases,
-                 identity: Invalidation):
+                 identity: Invalidation, teardown_grace: timedelta):
         self.uow = uow
         self.hot = hot
         self.purchases = purchases
         self.identity = identity
+        self.teardown_grace = teardown_grace  # TEARDOWN_GRACE_DAYS: a teardown's data is deleted this long after
 
     async def get_workspace(self, business_id: str) -> tuple[Workspace, WorkspaceProvisioning | None]:
         require_uuid(business_id, "id")
@@ -114,6 +116,8 @@ class Workspaces:
                     raise ServiceError("forbidden", why)
                 if action == "resume":
                     values["paused_by_billing"] = False
+                if action == "teardown" and domain.TRANSITIONS.get((row.lifecycle_state, action)) is not None:
+                    values.update(domain.data_deletion_due(utcnow(), self.teardown_grace))
                 row, moved = await lifecycle.move(work, row, action, values=values)
             elif values:
                 changed = await work.accounts.change_business(row.id, {**values, "updated_at": utcnow()})

@@ -31,6 +31,8 @@ def workspace_message(w: Workspace, provisioning: WorkspaceProvisioning | None =
     if w.trial_ends_at is not None:
         set_timestamp(ws, "trial_ends_at", w.trial_ends_at)
     ws.retention.CopyFrom(accounts_pb2.Retention(**retention_rules.effective(w.retention)))
+    set_timestamp(ws, "data_deletion_due_at", w.data_deletion_due_at)
+    set_timestamp(ws, "data_deleted_at", w.data_deleted_at)
     if provisioning is not None:
         p = provisioning
         ws.provisioning.CopyFrom(accounts_pb2.Provisioning(

@@ -32,6 +32,9 @@ class Evidence:
 
 
 class ErasureRepository(Protocol):
+    async def contacts(self, business_id: str, limit: int) -> tuple[list[str], list[str]]:
+        """Up to `limit` of the business's contact numbers and email addresses not erased yet: (phones, emails)."""
+
     async def texts(self, business_id: str, phones: list[str], message_ids: list[str]) -> list[FoundText]:
         """The business's texts with one of `phones` or among `message_ids`, not erased yet, oldest first."""
 
@@ -69,6 +72,9 @@ class SqlErasure:
 
     def __init__(self, conn: AsyncConnection):
         self.conn = conn
+
+    async def contacts(self, business_id: str, limit: int) -> tuple[list[str], list[str]]:
+        return await store.business_contacts(self.conn, business_id, limit)
 
     async def texts(self, business_id: str, phones: list[str], message_ids: list[str]) -> list[FoundText]:
         return [FoundText(str(r.id), str(r.conversation_id), r.provider_sid, r.contact)
