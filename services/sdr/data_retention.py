@@ -30,7 +30,6 @@ from datetime import datetime
 from core import data_retention
 from core.data_retention import Asked
 from core.uow import UnitOfWork
-from services.sdr.data_retention_store import SqlDataRetention
 from services.sdr.repository import SdrUnit
 
 log = logging.getLogger(__name__)
@@ -40,11 +39,11 @@ TRANSCRIPTS, RECORDINGS, TOUCH_BODIES = (("sdr.voicemail_transcript", "deleted")
                                          ("sdr.voicemail_recording_link", "deleted"),
                                          ("sdr.run_touch_body", "deleted"))
 ITEMS = (TRANSCRIPTS, RECORDINGS, TOUCH_BODIES)
-Step = Callable[[SqlDataRetention], Callable[[str, datetime, int], Awaitable[tuple[int, bool]]]]
-STEPS: tuple[tuple[tuple[str, str], str, Step], ...] = (
-    (TRANSCRIPTS, "transcripts_before", lambda repo: repo.transcripts),
-    (RECORDINGS, "recordings_before", lambda repo: repo.recordings),
-    (TOUCH_BODIES, "message_bodies_before", lambda repo: repo.touch_bodies))
+# Each line's cutoff (a RetentionRequest field) and the method of the unit's data_retention repository applying it.
+STEPS: tuple[tuple[tuple[str, str], str, str], ...] = (
+    (TRANSCRIPTS, "transcripts_before", "transcripts"),
+    (RECORDINGS, "recordings_before", "recordings"),
+    (TOUCH_BODIES, "message_bodies_before", "touch_bodies"))
 
 
 @dataclass
@@ -62,12 +61,13 @@ class DataRetention:
 
     async def apply(self, asked: Asked) -> Applied:
         applied = Applied()
-        for line, cutoff, step in STEPS:
+        for line, cutoff, method in STEPS:
             before = getattr(asked, cutoff)
             if before is None:
                 continue
             async with self.uow.transaction() as work:
-                applied.counts[line], more = await step(work.data_retention)(asked.business_id, before, asked.batch)
+                step: Callable[[str, datetime, int], Awaitable[tuple[int, bool]]] = getattr(work.data_retention, method)
+                applied.counts[line], more = await step(asked.business_id, before, asked.batch)
             applied.more |= more
         log.info("retention %s of business %s in sdr: %s%s", asked.run_id or "-", asked.business_id,
                  data_retention.summary(applied.items()), " (more to do)" if applied.more else "")
