@@ -335,3 +335,25 @@ class ErasureRecord:
     lease_token: str | None
     created_at: datetime
     completed_at: datetime | None
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportRecord:
+    """An export of a business's data (schema.exports) as its runner and its readers see it, with its lease."""
+
+    id: str
+    business_id: str
+    status: str
+    kinds: list[dict[str, Any]]
+    records: int
+    bytes: int
+    parts: int
+    sha256: str | None
+    idempotency_key: str | None
+    attempts: int
+    error: str | None
+    next_attempt_at: datetime
+    lease_token: str | None
+    created_at: datetime
+    completed_at: datetime | None
+    expires_at: datetime | None

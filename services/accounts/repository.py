@@ -23,6 +23,7 @@ from core.retention import Rule
 from core.uow import Connections, Database, Unit, UnitOfWork
 from services.accounts import store
 from services.accounts.billing_repository import SqlBilling, business_record
+from services.accounts.exports_repository import SqlExports
 from services.accounts.oauth_repository import OAuthRepository, SqlOAuth
 from services.accounts.privacy_repository import SqlErasures
 from services.accounts.provisioning_repository import SqlProvisioning
@@ -268,6 +269,7 @@ class AccountsUnit(Unit):
         self.oauth: OAuthRepository = SqlOAuth(handle)
         self.provisioning = SqlProvisioning(handle)
         self.erasures = SqlErasures(handle)
+        self.exports = SqlExports(handle)
 
 
 def accounts_units(connections: Connections) -> UnitOfWork[AccountsUnit]:

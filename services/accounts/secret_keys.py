@@ -22,7 +22,8 @@ from core.settings import Settings
 
 API_KEY, SESSION, SIGN_IN_LINK = "api key", "session", "sign-in link"
 OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN = "oauth code", "oauth refresh token", "oauth access token"
-PURPOSES = (API_KEY, SESSION, SIGN_IN_LINK, OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN)
+EXPORT_LINK = "export link"  # an export's signed download link (services.accounts.privacy.export_domain)
+PURPOSES = (API_KEY, SESSION, SIGN_IN_LINK, OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN, EXPORT_LINK)
 LEGACY_VERSION = 1  # the secret version-0 hashes were made under
 
 

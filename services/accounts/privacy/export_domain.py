@@ -1,0 +1,152 @@
+"""Export of a business's data: the rules and the archive's bytes, with no I/O.
+
+An export writes every kind of the business's records (KINDS, in order, each held by one service: the accounts
+service's own two it reads itself, the others it asks for with ExportPage) into one .tar.gz, a page at a time.
+Each page becomes a tar member `<kind>/<NNNNNN>.jsonl` (one JSON document per line, as the public API shows the
+record), its header, data and padding compressed as a gzip member of its own: one stored part. Concatenated gzip
+members are one valid gzip stream (RFC 1952), so the parts in order are the archive, and no step holds more than a
+page. The last part is `manifest.json` (FORMAT, the business, the counts per kind, the members) and the tar's
+end-of-archive blocks.
+
+A kind's progress, [{kind, records, pages, after, done}] in KINDS order, is stored with the part that advances it,
+so a job taken over after a crash resumes at the page after the last one stored (`next_kind`), never writing a page
+twice nor skipping one. A page answered empty ends its kind.
+
+The download link is `?expires=<unix seconds>&signature=v<N>.<hex>`: HMAC-SHA256 over the export's id and the
+expiry under the export-link subkey of the server secret's version N (services.accounts.secret_keys, so a rotation
+keeps the links of the version before valid), never valid past the archive's own expiry.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import hmac
+import json
+import tarfile
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from core.ids import rfc3339
+
+QUEUED, RUNNING, COMPLETED, FAILED, EXPIRED = "queued", "running", "completed", "failed", "expired"
+STATUSES = (QUEUED, RUNNING, COMPLETED, FAILED, EXPIRED)
+ACTIVE = (QUEUED, RUNNING)
+ACCOUNTS = "accounts"
+FORMAT = {"format": "switchboard-export", "version": 1}
+MANIFEST = "manifest.json"
+BLOCK = 512
+END_OF_ARCHIVE = b"\0" * (2 * BLOCK)
+GZIP_LEVEL = 6
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of record: its name (the archive's folder, and what ExportPage is asked), the service holding it, and
+    its page size (a page is one ExportPage answer: small enough for a gRPC message, calls carry transcripts)."""
+
+    name: str
+    service: str
+    limit: int = 500
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("workspace", ACCOUNTS), Kind("usage", ACCOUNTS, 1000),
+    Kind("agents", "agents", 200), Kind("agent_versions", "agents", 200), Kind("phone_numbers", "agents"),
+    Kind("calls", "calls", 100),
+    Kind("leads", "sdr"), Kind("lead_audit", "sdr", 1000), Kind("runs", "sdr"), Kind("touches", "sdr", 1000),
+    Kind("bookings", "sdr"),
+    Kind("texts", "messaging"), Kind("emails", "messaging", 200),
+    Kind("evals", "evals", 200), Kind("eval_runs", "evals", 200),
+    Kind("webhook_subscriptions", "webhooks"),
+)
+BY_NAME = {kind.name: kind for kind in KINDS}
+
+
+def initial_progress(kinds: tuple[Kind, ...] = KINDS) -> list[dict[str, Any]]:
+    return [{"kind": kind.name, "records": 0, "pages": 0, "after": "", "done": False} for kind in kinds]
+
+
+def next_kind(progress: list[dict[str, Any]]) -> int | None:
+    """The index of the first kind not done (None: every kind is written)."""
+    return next((i for i, entry in enumerate(progress) if not entry["done"]), None)
+
+
+def with_page(progress: list[dict[str, Any]], index: int, records: int, next_after: str) -> list[dict[str, Any]]:
+    """The progress once a page of `records` of the kind at `index` is stored (an empty page ends the kind)."""
+    entry = progress[index]
+    done = not next_after or records == 0
+    updated = {**entry, "records": entry["records"] + records, "pages": entry["pages"] + (1 if records else 0),
+               "after": next_after if not done else "", "done": done}
+    return [*progress[:index], updated, *progress[index + 1:]]
+
+
+def member_name(kind: str, page: int) -> str:
+    """The tar member of a kind's page (numbered from 1)."""
+    return f"{kind}/{page:06d}.jsonl"
+
+
+def jsonl(lines: list[str]) -> bytes:
+    return "".join(f"{line}\n" for line in lines).encode()
+
+
+def tar_member(name: str, data: bytes, mtime: float) -> bytes:
+    """A tar member: its ustar header, its data and the padding to the next block."""
+    info = tarfile.TarInfo(name)
+    info.size, info.mtime, info.mode = len(data), int(mtime), 0o644
+    return info.tobuf(tarfile.USTAR_FORMAT, "utf-8", "strict") + data + b"\0" * (-len(data) % BLOCK)
+
+
+def compressed(raw: bytes) -> bytes:
+    """One gzip member (its header's time fixed: the same page makes the same bytes)."""
+    return gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)
+
+
+def page_part(kind: str, page: int, lines: list[str], mtime: float) -> bytes:
+    return compressed(tar_member(member_name(kind, page), jsonl(lines), mtime))
+
+
+def manifest(export_id: str, business_id: str, created_at: datetime, progress: list[dict[str, Any]]) -> dict[str, Any]:
+    return {**FORMAT, "export_id": export_id, "business_id": business_id, "created_at": rfc3339(created_at),
+            "records": sum(entry["records"] for entry in progress),
+            "kinds": [{"kind": e["kind"], "service": BY_NAME[e["kind"]].service if e["kind"] in BY_NAME else None,
+                       "records": e["records"],
+                       "files": [member_name(e["kind"], page) for page in range(1, e["pages"] + 1)]}
+                      for e in progress]}
+
+
+def final_part(document: dict[str, Any], mtime: float) -> bytes:
+    """The manifest's member and the end of the archive."""
+    data = json.dumps(document, indent=2).encode()
+    return compressed(tar_member(MANIFEST, data, mtime) + END_OF_ARCHIVE)
+
+
+def archive_name(business_id: str, created_at: datetime) -> str:
+    return f"switchboard-export-{business_id[:8]}-{created_at:%Y%m%d-%H%M%S}.tar.gz"
+
+
+# -- the signed download link ----------------------------------------------------------------------------------------
+
+def link_digest(key: bytes, export_id: str, expires: int) -> str:
+    return hmac.new(key, f"export.{export_id}.{expires}".encode(), hashlib.sha256).hexdigest()
+
+
+def link_signature(kid: str, key: bytes, export_id: str, expires: int) -> str:
+    return f"{kid}.{link_digest(key, export_id, expires)}"
+
+
+def link_expires(now: float, link_seconds: int, archive_expires_at: datetime) -> int:
+    """When a link made now stops working: after `link_seconds`, never past the archive's expiry."""
+    return min(int(now) + link_seconds, int(archive_expires_at.timestamp()))
+
+
+def signed_kid(signature: str) -> tuple[str, str] | None:
+    """(kid, hex digest) of a signature as made by `link_signature`, or None when it is not of that shape."""
+    kid, _, digest = signature.partition(".")
+    if not kid or len(digest) != 64:
+        return None
+    return kid, digest
+
+
+def link_valid(key: bytes | None, export_id: str, expires: int, digest: str) -> bool:
+    return key is not None and hmac.compare_digest(link_digest(key, export_id, expires), digest)
