@@ -18,6 +18,7 @@ from datetime import timedelta
 import pytest
 import sqlalchemy as sa
 
+from contracts import exports as exports_contract
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.tenant import Tenant, acting_as
@@ -34,7 +35,7 @@ from tests.waiting import wait_until
 
 RETRY_SECONDS = 60.0  # a failed page is not due again while a test runs: nobody else takes its job
 LEASE = timedelta(seconds=30)
-KINDS = tuple(rules.BY_NAME[name] for name in ("workspace", "usage", "calls", "leads", "webhook_subscriptions"))
+KINDS = tuple(exports_contract.BY_NAME[name] for name in ("workspace", "usage", "calls", "leads", "webhook_subscriptions"))
 KEYS = SecretKeys("export-test-secret", 2, "export-test-previous")
 
 
@@ -130,7 +131,7 @@ async def test_a_job_writes_every_kind_page_by_page_into_one_archive_with_its_ma
     assert port.of(job.id) == [("calls", ""), ("calls", "1"), ("calls", "2"), ("leads", ""),
                                ("webhook_subscriptions", "")]
     asked = port.asked[0]
-    assert asked[0] == "calls" and asked[1].business_id == business and asked[1].limit == rules.BY_NAME["calls"].limit
+    assert asked[0] == "calls" and asked[1].business_id == business and asked[1].limit == exports_contract.BY_NAME["calls"].limit
     data = await archive_of(database, job.id)
     assert len(data) == done.bytes and done.sha256 == hashlib.sha256(data).hexdigest()
     found = members(data)

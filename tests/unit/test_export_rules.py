@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from contracts import exports as exports_contract
 from core import registry
 from services.accounts.privacy import export_domain as rules
 
@@ -17,14 +18,14 @@ CREATED = datetime(2026, 11, 29, 12, 0, tzinfo=UTC)
 
 
 def test_every_kind_is_held_by_the_accounts_service_or_one_asked_for_pages():
-    names = [kind.name for kind in rules.KINDS]
+    names = [kind.name for kind in exports_contract.KINDS]
     assert len(set(names)) == len(names)
-    assert {kind.service for kind in rules.KINDS} == {rules.ACCOUNTS, *registry.EXPORT_SERVICES}
+    assert {kind.service for kind in exports_contract.KINDS} == {exports_contract.ACCOUNTS, *registry.EXPORT_SERVICES}
     assert names[:2] == ["workspace", "usage"]
 
 
 def test_progress_moves_page_by_page_and_an_empty_page_or_no_cursor_ends_a_kind():
-    progress = rules.initial_progress(rules.KINDS[:3])
+    progress = rules.initial_progress(exports_contract.KINDS[:3])
     assert rules.next_kind(progress) == 0
     progress = rules.with_page(progress, 0, 1, "")
     assert progress[0] == {"kind": "workspace", "records": 1, "pages": 1, "after": "", "done": True}

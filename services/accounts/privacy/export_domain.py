@@ -1,6 +1,6 @@
 """Export of a business's data: the rules and the archive's bytes, with no I/O.
 
-An export writes every kind of the business's records (KINDS, in order, each held by one service: the accounts
+An export writes every kind of the business's records (contracts.exports.KINDS, in order, each held by one service: the accounts
 service's own two it reads itself, the others it asks for with ExportPage) into one .tar.gz, a page at a time.
 Each page becomes a tar member `<kind>/<NNNNNN>.jsonl` (one JSON document per line, as the public API shows the
 record), its header, data and padding compressed as a gzip member of its own: one stored part. Concatenated gzip
@@ -23,44 +23,20 @@ import hashlib
 import hmac
 import json
 import tarfile
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from contracts.exports import BY_NAME, KINDS, Kind
 from core.ids import rfc3339
 
 QUEUED, RUNNING, COMPLETED, FAILED, EXPIRED = "queued", "running", "completed", "failed", "expired"
 STATUSES = (QUEUED, RUNNING, COMPLETED, FAILED, EXPIRED)
 ACTIVE = (QUEUED, RUNNING)
-ACCOUNTS = "accounts"
 FORMAT = {"format": "switchboard-export", "version": 1}
 MANIFEST = "manifest.json"
 BLOCK = 512
 END_OF_ARCHIVE = b"\0" * (2 * BLOCK)
 GZIP_LEVEL = 6
-
-
-@dataclass(frozen=True)
-class Kind:
-    """A kind of record: its name (the archive's folder, and what ExportPage is asked), the service holding it, and
-    its page size (a page is one ExportPage answer: small enough for a gRPC message, calls carry transcripts)."""
-
-    name: str
-    service: str
-    limit: int = 500
-
-
-KINDS: tuple[Kind, ...] = (
-    Kind("workspace", ACCOUNTS), Kind("usage", ACCOUNTS, 1000),
-    Kind("agents", "agents", 200), Kind("agent_versions", "agents", 200), Kind("phone_numbers", "agents"),
-    Kind("calls", "calls", 100),
-    Kind("leads", "sdr"), Kind("lead_audit", "sdr", 1000), Kind("runs", "sdr"), Kind("touches", "sdr", 1000),
-    Kind("bookings", "sdr"),
-    Kind("texts", "messaging"), Kind("emails", "messaging", 200),
-    Kind("evals", "evals", 200), Kind("eval_runs", "evals", 200),
-    Kind("webhook_subscriptions", "webhooks"),
-)
-BY_NAME = {kind.name: kind for kind in KINDS}
 
 
 def initial_progress(kinds: tuple[Kind, ...] = KINDS) -> list[dict[str, Any]]:

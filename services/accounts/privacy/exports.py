@@ -26,6 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
 
+from contracts.exports import ACCOUNTS, BY_NAME, KINDS, Kind
 from core import deadlines, leases, tenant
 from core.background import Periodic
 from core.errors import ServiceError, invalid, not_found
@@ -67,7 +68,7 @@ class Link:
 class Exports:
     def __init__(self, uow: UnitOfWork[AccountsUnit], sources: ExportSources, public: PublicRecords, keys: SecretKeys, *,
                  retry_seconds: float, max_attempts: int, retention: timedelta, link_seconds: int,
-                 kinds: tuple[rules.Kind, ...] = rules.KINDS, lease: timedelta = LEASE):
+                 kinds: tuple[Kind, ...] = KINDS, lease: timedelta = LEASE):
         self.uow = uow
         self.sources = sources
         self.public = public
@@ -199,7 +200,7 @@ class Exports:
             while (index := rules.next_kind(job.kinds)) is not None:
                 entry = job.kinds[index]
                 kind = entry["kind"]
-                page = await self._page(job, rules.BY_NAME[kind], entry["after"])
+                page = await self._page(job, BY_NAME[kind], entry["after"])
                 saved = await self._store_page(job, token, index, page)
                 if saved is None:
                     return None
@@ -213,13 +214,13 @@ class Exports:
         finally:
             tenant.reset_current(ctx)
 
-    async def _page(self, job: ExportRecord, kind: rules.Kind, after: str) -> RecordsPage:
-        if kind.service == rules.ACCOUNTS:
+    async def _page(self, job: ExportRecord, kind: Kind, after: str) -> RecordsPage:
+        if kind.service == ACCOUNTS:
             return await self._own_page(job.business_id, kind, after)
         return await self.sources.page(kind.service, PageRequest(job.business_id, job.id, kind.name, after,
                                                                   kind.limit))
 
-    async def _own_page(self, business_id: str, kind: rules.Kind, after: str) -> RecordsPage:
+    async def _own_page(self, business_id: str, kind: Kind, after: str) -> RecordsPage:
         """A page of the accounts service's own kinds: the workspace (one record) and its usage log, oldest first."""
         async with self.uow.read() as work:
             if kind.name == "workspace":
