@@ -11,17 +11,16 @@ import json
 import tarfile
 import time
 import uuid
-from datetime import timedelta
 
 import pytest
 from yarl import URL
 
 from contracts.exports import DOWNLOAD_PATH
 from core import settings
-from core.ids import new_id, utcnow
 from services.accounts.privacy import export_domain as rules
 from services.accounts.secret_keys import EXPORT_LINK, SecretKeys
 from tests.api import new_account
+from tests.exports import completed_export
 
 PATH = "/api/v1/exports"
 FIELDS = {"id", "business_id", "status", "kinds", "records", "bytes", "created_at", "completed_at", "expires_at",
@@ -41,25 +40,6 @@ def keys(stack, monkeypatch) -> SecretKeys:
     for name, value in stack.env().items():
         monkeypatch.setenv(name, value)
     return SecretKeys.of(settings.load())
-
-
-async def completed_export(db, business_id: str) -> tuple[str, bytes]:
-    """An export of the business completed in the database, as the job leaves one: its id and archive."""
-    export_id, now = new_id(), utcnow()
-    progress = [{"kind": "workspace", "records": 1, "pages": 1, "after": "", "done": True},
-                {"kind": "calls", "records": 2, "pages": 1, "after": "", "done": True}]
-    parts = [rules.page_part("workspace", 1, [json.dumps({"id": business_id})], now.timestamp()),
-             rules.page_part("calls", 1, ['{"id":"c1"}', '{"id":"c2"}'], now.timestamp()),
-             rules.final_part(rules.manifest(export_id, business_id, now, progress), now.timestamp())]
-    archive = b"".join(parts)
-    await db.execute(
-        "INSERT INTO accounts.exports (id, business_id, status, kinds, records, bytes, parts, sha256, next_attempt_at, "
-        "created_at, updated_at, completed_at, expires_at) VALUES ($1, $2, 'completed', $3::jsonb, 3, $4, $5, $6, $7, "
-        "$7, $7, $7, $8)", export_id, business_id, json.dumps(progress), len(archive), len(parts),
-        hashlib.sha256(archive).hexdigest(), now, now + timedelta(days=7))
-    await db.executemany("INSERT INTO accounts.export_parts (export_id, seq, data) VALUES ($1, $2, $3)",
-                         [(export_id, seq, data) for seq, data in enumerate(parts)])
-    return export_id, archive
 
 
 async def fetch(api, url: str, key: str | None = None):
