@@ -13,9 +13,11 @@ async def completed_export(db, business_id: str) -> tuple[str, bytes]:
     export_id, now = new_id(), utcnow()
     progress = [{"kind": "workspace", "records": 1, "pages": 1, "after": "", "done": True},
                 {"kind": "calls", "records": 2, "pages": 1, "after": "", "done": True}]
-    parts = [rules.page_part("workspace", 1, [json.dumps({"id": business_id})], now.timestamp()),
-             rules.page_part("calls", 1, ['{"id":"c1"}', '{"id":"c2"}'], now.timestamp()),
-             rules.final_part(rules.manifest(export_id, business_id, now, progress), now.timestamp())]
+    workspace, stream = rules.page_part("workspace", 1, [json.dumps({"id": business_id})], now.timestamp(),
+                                        rules.Stream(), first=True)
+    calls, stream = rules.page_part("calls", 1, ['{"id":"c1"}', '{"id":"c2"}'], now.timestamp(), stream, first=False)
+    parts = [workspace, calls,
+             rules.final_part(rules.manifest(export_id, business_id, now, progress), now.timestamp(), stream)]
     archive = b"".join(parts)
     await db.execute(
         "INSERT INTO accounts.exports (id, business_id, status, kinds, records, bytes, parts, sha256, next_attempt_at, "

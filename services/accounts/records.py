@@ -348,6 +348,8 @@ class ExportRecord:
     records: int
     bytes: int
     parts: int
+    crc32: int
+    raw_bytes: int
     sha256: str | None
     idempotency_key: str | None
     attempts: int

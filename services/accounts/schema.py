@@ -235,6 +235,9 @@ exports = sa.Table(
     sa.Column("records", sa.BigInteger, nullable=False, server_default="0"),
     sa.Column("bytes", sa.BigInteger, nullable=False, server_default="0"),
     sa.Column("parts", sa.Integer, nullable=False, server_default="0"),
+    # The archive's gzip stream so far (export_domain.Stream): the CRC-32 and size of what its parts hold uncompressed.
+    sa.Column("crc32", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("raw_bytes", sa.BigInteger, nullable=False, server_default="0"),
     sa.Column("sha256", sa.Text),  # the whole archive's, once completed
     sa.Column("idempotency_key", sa.Text),
     sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),

@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import tarfile
+import zlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -39,15 +40,23 @@ def test_progress_moves_page_by_page_and_an_empty_page_or_no_cursor_ends_a_kind(
 
 
 def archive(progress, pages):
-    parts = [rules.page_part(kind, page, lines, CREATED.timestamp()) for kind, page, lines in pages]
-    parts.append(rules.final_part(rules.manifest("e1", "b1", CREATED, progress), CREATED.timestamp()))
-    return b"".join(parts)
+    """The parts in order, as the job stores them: the stream's CRC-32 and size carried from one to the next."""
+    parts, stream = [], rules.Stream()
+    for kind, page, lines in pages:
+        data, stream = rules.page_part(kind, page, lines, CREATED.timestamp(), stream, first=not parts)
+        parts.append(data)
+    parts.append(rules.final_part(rules.manifest("e1", "b1", CREATED, progress), CREATED.timestamp(), stream,
+                                  first=not parts))
+    return parts
 
 
 def test_the_parts_in_order_are_one_tar_gz_with_a_member_per_page_and_the_manifest(tmp_path):
     progress = [{"kind": "calls", "records": 3, "pages": 2, "after": "", "done": True},
                 {"kind": "leads", "records": 0, "pages": 0, "after": "", "done": True}]
-    data = archive(progress, [("calls", 1, ['{"id":"c1"}', '{"id":"c2"}']), ("calls", 2, ['{"id":"é"}'])])
+    parts = archive(progress, [("calls", 1, ['{"id":"c1"}', '{"id":"c2"}']), ("calls", 2, ['{"id":"é"}'])])
+    data = b"".join(parts)
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r|gz") as tar:  # streamed: one gzip member, read to its end
+        assert [m.name for m in tar] == ["calls/000001.jsonl", "calls/000002.jsonl", "manifest.json"]
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
         assert tar.getnames() == ["calls/000001.jsonl", "calls/000002.jsonl", "manifest.json"]
         assert tar.extractfile("calls/000001.jsonl").read().decode().splitlines() == ['{"id":"c1"}', '{"id":"c2"}']
@@ -58,14 +67,25 @@ def test_the_parts_in_order_are_one_tar_gz_with_a_member_per_page_and_the_manife
                                     "files": ["calls/000001.jsonl", "calls/000002.jsonl"]}
     assert manifest["kinds"][1]["files"] == [] and manifest["created_at"] == "2026-11-29T12:00:00Z"
     assert gzip.decompress(data)[-1024:] == b"\0" * 1024
+    assert zlib.decompressobj(31).decompress(data).endswith(b"\0" * 1024)  # a single member: no data left over
     if shutil.which("tar"):
         (tmp_path / "a.tar.gz").write_bytes(data)
         listed = subprocess.run(["tar", "-tzf", str(tmp_path / "a.tar.gz")], capture_output=True, check=True)
         assert listed.stdout.decode().split() == ["calls/000001.jsonl", "calls/000002.jsonl", "manifest.json"]
 
 
-def test_the_same_page_makes_the_same_part():
-    assert rules.page_part("calls", 1, ["{}"], 0) == rules.page_part("calls", 1, ["{}"], 0)
+def test_the_same_page_makes_the_same_part_and_only_the_first_part_has_the_header():
+    first = rules.page_part("calls", 1, ["{}"], 0, rules.Stream(), first=True)
+    assert first == rules.page_part("calls", 1, ["{}"], 0, rules.Stream(), first=True)
+    assert first[0].startswith(b"\x1f\x8b\x08")
+    later, stream = rules.page_part("calls", 2, ["{}"], 0, first[1], first=False)
+    assert not later.startswith(b"\x1f\x8b") and stream.size == 2 * first[1].size
+
+
+def test_an_archive_of_one_part_is_whole():
+    [only] = archive([], [])
+    with tarfile.open(fileobj=io.BytesIO(only), mode="r|gz") as tar:
+        assert [m.name for m in tar] == ["manifest.json"]
 
 
 def test_a_link_is_valid_for_its_export_and_expiry_only():

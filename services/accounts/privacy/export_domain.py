@@ -3,10 +3,12 @@
 An export writes every kind of the business's records (contracts.exports.KINDS, in order, each held by one service: the accounts
 service's own two it reads itself, the others it asks for with ExportPage) into one .tar.gz, a page at a time.
 Each page becomes a tar member `<kind>/<NNNNNN>.jsonl` (one JSON document per line, as the public API shows the
-record), its header, data and padding compressed as a gzip member of its own: one stored part. Concatenated gzip
-members are one valid gzip stream (RFC 1952), so the parts in order are the archive, and no step holds more than a
-page. The last part is `manifest.json` (FORMAT, the business, the counts per kind, the members) and the tar's
-end-of-archive blocks.
+record), its header, data and padding compressed by a deflate compressor of its own and flushed to a byte boundary:
+one stored part. Blocks of independent compressors follow one another in one valid deflate stream, so the parts in
+order are ONE gzip member (RFC 1952: the first part starts with its header, the last ends with its trailer, whose
+CRC-32 and size are carried from part to part in `Stream`): every reader takes it, Python's streaming `tarfile` mode
+too, which stops after the first of several gzip members. No step holds more than a page. The last part is
+`manifest.json` (FORMAT, the business, the counts per kind, the members) and the tar's end-of-archive blocks.
 
 A kind's progress, [{kind, records, pages, after, done}] in KINDS order, is stored with the part that advances it,
 so a job taken over after a crash resumes at the page after the last one stored (`next_kind`), never writing a page
@@ -18,11 +20,13 @@ keeps the links of the version before valid), never valid past the archive's own
 """
 from __future__ import annotations
 
-import gzip
 import hashlib
 import hmac
 import json
+import struct
 import tarfile
+import zlib
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -73,13 +77,39 @@ def tar_member(name: str, data: bytes, mtime: float) -> bytes:
     return info.tobuf(tarfile.USTAR_FORMAT, "utf-8", "strict") + data + b"\0" * (-len(data) % BLOCK)
 
 
-def compressed(raw: bytes) -> bytes:
-    """One gzip member (its header's time fixed: the same page makes the same bytes)."""
-    return gzip.compress(raw, compresslevel=GZIP_LEVEL, mtime=0)
+@dataclass(frozen=True)
+class Stream:
+    """Where the archive's gzip stream stands after the parts stored so far: the CRC-32 and the size of what they
+    hold uncompressed (its trailer needs both; unlike a compressor's state, they can be stored)."""
+
+    crc32: int = 0
+    size: int = 0
 
 
-def page_part(kind: str, page: int, lines: list[str], mtime: float) -> bytes:
-    return compressed(tar_member(member_name(kind, page), jsonl(lines), mtime))
+def gzip_header(mtime: float) -> bytes:
+    """RFC 1952's header: deflate, no name, `mtime`, unknown OS."""
+    return b"\x1f\x8b\x08\x00" + struct.pack("<I", int(mtime) & 0xFFFFFFFF) + b"\x00\xff"
+
+
+def _deflated(raw: bytes, last: bool) -> bytes:
+    """`raw` as deflate blocks of a compressor of its own, ended on a byte boundary (a sync flush), or as the stream's
+    final block: blocks of independent compressors follow one another in one valid deflate stream."""
+    compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return compressor.compress(raw) + compressor.flush(zlib.Z_FINISH if last else zlib.Z_SYNC_FLUSH)
+
+
+def _part(raw: bytes, stream: Stream, mtime: float, first: bool, last: bool) -> tuple[bytes, Stream]:
+    after = Stream(zlib.crc32(raw, stream.crc32), stream.size + len(raw))
+    data = (gzip_header(mtime) if first else b"") + _deflated(raw, last)
+    if last:
+        data += struct.pack("<II", after.crc32 & 0xFFFFFFFF, after.size & 0xFFFFFFFF)
+    return data, after
+
+
+def page_part(kind: str, page: int, lines: list[str], mtime: float, stream: Stream,
+              first: bool) -> tuple[bytes, Stream]:
+    """A page's part (the archive's first part starts with the gzip header) and the stream after it."""
+    return _part(tar_member(member_name(kind, page), jsonl(lines), mtime), stream, mtime, first, last=False)
 
 
 def manifest(export_id: str, business_id: str, created_at: datetime, progress: list[dict[str, Any]]) -> dict[str, Any]:
@@ -91,10 +121,10 @@ def manifest(export_id: str, business_id: str, created_at: datetime, progress: l
                       for e in progress]}
 
 
-def final_part(document: dict[str, Any], mtime: float) -> bytes:
-    """The manifest's member and the end of the archive."""
+def final_part(document: dict[str, Any], mtime: float, stream: Stream, first: bool = False) -> bytes:
+    """The manifest's member, the end of the archive, and the gzip trailer."""
     data = json.dumps(document, indent=2).encode()
-    return compressed(tar_member(MANIFEST, data, mtime) + END_OF_ARCHIVE)
+    return _part(tar_member(MANIFEST, data, mtime) + END_OF_ARCHIVE, stream, mtime, first, last=True)[0]
 
 
 def archive_name(business_id: str, created_at: datetime) -> str:

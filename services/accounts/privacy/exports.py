@@ -236,12 +236,13 @@ class Exports:
         """The page stored as the archive's next part with its kind's cursor moved on, in one transaction (None:
         another runner took the job over)."""
         entry, now = job.kinds[index], utcnow()
-        data = rules.page_part(entry["kind"], entry["pages"] + 1, page.lines, job.created_at.timestamp()) \
-            if page.lines else b""
+        data, stream = rules.page_part(entry["kind"], entry["pages"] + 1, page.lines, job.created_at.timestamp(),
+                                       _stream(job), first=job.parts == 0) if page.lines else (b"", _stream(job))
         async with self.uow.transaction() as work:
             saved = await work.exports.leased_update(job.id, token, {
                 "kinds": rules.with_page(job.kinds, index, len(page.lines), page.next_after),
                 "records": job.records + len(page.lines), "bytes": job.bytes + len(data),
+                "crc32": stream.crc32, "raw_bytes": stream.size,
                 "parts": job.parts + (1 if data else 0), "updated_at": now, "lease_until": now + self.lease})
             if saved is not None and data:
                 await work.exports.add_part(job.id, job.parts, data)
@@ -260,7 +261,7 @@ class Exports:
             if seq % RENEW_EVERY_PARTS == RENEW_EVERY_PARTS - 1 and await self._save(job, token) is None:
                 return None
         final = rules.final_part(rules.manifest(job.id, job.business_id, job.created_at, job.kinds),
-                                 job.created_at.timestamp())
+                                 job.created_at.timestamp(), _stream(job), first=job.parts == 0)
         digest.update(final)
         now = utcnow()
         async with self.uow.transaction() as work:
@@ -303,6 +304,10 @@ class Exports:
         async with self.uow.transaction() as work:
             return await work.exports.leased_update(job.id, token, {
                 "updated_at": now, "lease_until": now + self.lease, **values})
+
+
+def _stream(job: ExportRecord) -> rules.Stream:
+    return rules.Stream(job.crc32, job.raw_bytes)
 
 
 def _line(document: dict[str, Any]) -> str:

@@ -27,6 +27,8 @@ def upgrade() -> None:
         sa.Column("records", sa.BigInteger, nullable=False, server_default="0"),
         sa.Column("bytes", sa.BigInteger, nullable=False, server_default="0"),
         sa.Column("parts", sa.Integer, nullable=False, server_default="0"),
+        sa.Column("crc32", sa.BigInteger, nullable=False, server_default="0"),
+        sa.Column("raw_bytes", sa.BigInteger, nullable=False, server_default="0"),
         sa.Column("sha256", sa.Text),
         sa.Column("idempotency_key", sa.Text),
         sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
