@@ -1,4 +1,4 @@
-"""bench-export: the export of a business with a million calls (issue 56), on a fresh PostgreSQL (fsync on, as in
+"""bench-export-archive: the export of a business with a million calls (issue 56), on a fresh PostgreSQL (fsync on, as in
 production): its time and its memory, which must not grow with the archive.
 
 The accounts service's export job (services.accounts.privacy.exports, in this process) writes --calls call records
@@ -13,7 +13,7 @@ part by part as the download does (ReadExportPart's query) and its SHA-256 check
   costs. The goal: peak memory growth at most MEMORY_GOAL_MB. The archive must read back as a tar whose calls count
   --calls, with the job's SHA-256, or the run is invalid.
 
-    make bench-export [ARGS="--calls 1000000"]
+    make bench-export-archive [ARGS="--calls 1000000"]
 """
 from __future__ import annotations
 
@@ -177,7 +177,7 @@ def main() -> None:
     print(f"baseline   the same parts in memory in {bare:.1f} s: {bare_rate:>9,.0f} records/s")
     print(f"ratio      {rate / bare_rate:.2f}   goal: peak memory growth <= {MEMORY_GOAL_MB:g} MB"
           + ("" if valid else "   INVALID: the archive did not read back whole"))
-    report("bench.export", f"export of {args.calls:,} calls into the archive's parts", rate, "records/s", bare_rate,
+    report("bench.export_archive", f"export of {args.calls:,} calls into the archive's parts", rate, "records/s", bare_rate,
            rate / bare_rate, f"peak memory growth <= {MEMORY_GOAL_MB:g} MB", judged(growth <= MEMORY_GOAL_MB, valid))
 
 
