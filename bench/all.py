@@ -43,6 +43,7 @@ BENCHES: dict[str, list[str]] = {
     "runs": ["--touches", "100", "--rate", "20", "--create", "500"],
     "sdr": ["--leads", "5000", "--requests", "5", "--dry-runs", "1"],
     "retention": ["--rows", "20000", "--kept", "2000"],
+    "export_archive": ["--calls", "20000"],
 }
 COLUMNS = ("bench", "path", "figure", "baseline", "ratio", "p50/p99 ms", "goal", "verdict")
 

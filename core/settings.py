@@ -447,6 +447,14 @@ class Settings(BaseSettings):
     # period, for billing disputes: docs/privacy.md "Teardown deletes"); the erasure runner's interval and retry
     # delay pace the deletion too.
     teardown_grace_days: NonNegativeFloat = Field(30.0, alias="TEARDOWN_GRACE_DAYS")
+    # Exports of a business's data (services.accounts.privacy exports): how often the runner looks for due ones (a new
+    # one starts at once) and the first retry delay of a failed page (doubling, up to an hour; failed after
+    # EXPORT_MAX_ATTEMPTS); how long a completed archive is kept, and how long a signed download link works.
+    export_interval_seconds: PositiveFloat = Field(10.0, alias="EXPORT_INTERVAL_SECONDS")
+    export_retry_seconds: PositiveFloat = Field(10.0, alias="EXPORT_RETRY_SECONDS")
+    export_max_attempts: PositiveInt = Field(20, alias="EXPORT_MAX_ATTEMPTS")
+    export_retention_hours: PositiveFloat = Field(168.0, alias="EXPORT_RETENTION_HOURS")
+    export_link_seconds: PositiveInt = Field(3600, alias="EXPORT_LINK_SECONDS")
     # Eval runs: how many of this process's runs may be in flight at the voice provider at once (its rate limit is
     # per organisation), and how often an unfinished run is polled.
     eval_run_concurrency: PositiveInt = Field(5, alias="EVAL_RUN_CONCURRENCY")

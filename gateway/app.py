@@ -24,6 +24,7 @@ from gateway.dashboard import (
     agents_page,
     calls_page,
     consent,
+    exports_page,
     keys_page,
     leads_page,
     messages_page,
@@ -267,6 +268,7 @@ def build_app(settings: Settings) -> web.Application:
     pages.add_routes(app)
     keys_page.add_routes(app)
     webhooks_page.add_routes(app)
+    exports_page.add_routes(app)
     numbers_page.add_routes(app)
     overview_page.add_routes(app)
     leads_page.add_routes(app)

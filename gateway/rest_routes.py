@@ -9,6 +9,7 @@ from gateway.routes import (
     calls,
     compliance,
     evals,
+    exports,
     leads,
     messaging,
     meta,
@@ -26,4 +27,4 @@ def rest_routes() -> list[Route]:
     return [*meta.ROUTES, *accounts.ROUTES, *sessions.ROUTES, *agents.ROUTES, *numbers.ROUTES, *calls.ROUTES,
             *leads.ROUTES, *bookings.ROUTES,
             *messaging.ROUTES, *compliance.ROUTES, *runs.ROUTES, *sdr.ROUTES, *evals.ROUTES,
-            *analytics.ROUTES, *webhooks.ROUTES, *privacy.ROUTES, *providers.ROUTES]
+            *analytics.ROUTES, *webhooks.ROUTES, *privacy.ROUTES, *exports.ROUTES, *providers.ROUTES]

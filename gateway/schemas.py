@@ -441,6 +441,16 @@ LIST_FIELDS = ("id", "conversation_id", "status", "direction", "duration", "agen
 
 BUSINESS = {**UUID, "description": "needed when the key spans several businesses"}
 
+# -- privacy: export of a business's data (gateway.routes.exports) -------------------------------------------------
+
+EXPORT_CREATE = _obj({"business_id": BUSINESS})
+_EXPORT = schema_of(accounts_pb2.Export, omit=("download_query",))
+_EXPORT["properties"]["download_url"] = {
+    "anyOf": [{"type": "string", "format": "uri"}, {"type": "null"}],
+    "description": "completed: a signed link to the archive (.tar.gz) that needs no key, freshly signed on each read "
+    "and valid until download_expires_at; null otherwise"}
+_EXPORT["required"] = [*_EXPORT.get("required", []), "download_url"]
+
 # -- privacy: erasure of a person (gateway.routes.privacy) ------------------------------------------------------------
 
 ERASURE_CREATE = {**_obj({
@@ -1155,6 +1165,19 @@ SCHEMAS: dict[str, dict[str, Any]] = {
                                         "description": "without their messages (read one with ?id=)"}, **PAGE_FIELDS},
                              ("evals", *PAGE_FIELDS)),
     "EmailList": _obj({"emails": {"type": "array", "items": _ref("Email")}, **PAGE_FIELDS}, ("emails", *PAGE_FIELDS)),
+    "ExportRequest": EXPORT_CREATE,
+    "Export": {**_EXPORT, "examples": [{
+        "id": "2a7d0c4e-8b1f-4f3a-9c6d-1e5b7a9c3d21", "business_id": "0b9d6c3e-2f4a-4e8b-8c1d-5a7e9f0b2c34",
+        "status": "completed", "kinds": [{"kind": "workspace", "records": 1, "done": True},
+                                         {"kind": "calls", "records": 1840, "done": True}],
+        "records": 1841, "bytes": 2203311, "created_at": "2026-11-29T19:00:00Z",
+        "completed_at": "2026-11-29T19:00:41Z", "expires_at": "2026-12-06T19:00:41Z", "error": None,
+        "download_url": "https://api.example.com/api/v1/exports/download?id=2a7d0c4e-8b1f-4f3a-9c6d-1e5b7a9c3d21"
+                        "&expires=1795978841&signature=v1.3f1e...",
+        "download_expires_at": "2026-11-29T20:00:41Z",
+        "sha256": "9b1c4f0e7d2a5b8c3e6f1a4d7b0c2e5f8a1d4b7c0e3f6a9d2b5c8e1f4a7d0b3c"}]},
+    "ExportList": _obj({"exports": {"type": "array", "items": _ref("Export")}, **PAGE_FIELDS},
+                       ("exports", *PAGE_FIELDS)),
     "ErasureRequest": ERASURE_CREATE,
     "Erasure": {**schema_of(accounts_pb2.Erasure), "examples": [{
         "id": "6f1c2a8e-3b7d-4c1e-9a55-0d2e8f4b7c11", "business_id": "0b9d6c3e-2f4a-4e8b-8c1d-5a7e9f0b2c34",

@@ -33,11 +33,11 @@ HOME, SIGN_IN, LOGIN, LOGOUT = "/dashboard", "/dashboard/sign-in", "/dashboard/l
 CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH = "/dashboard/connections", "/dashboard/keys", "/dashboard/webhooks"
 NUMBERS_PATH, CALLS_PATH, LEADS_PATH = "/dashboard/numbers", "/dashboard/calls", "/dashboard/leads"
 AGENTS_PATH, MESSAGES_PATH = "/dashboard/agents", "/dashboard/messages"
-PIPELINE_PATH, RUNS_PATH = "/dashboard/pipeline", "/dashboard/runs"
+PIPELINE_PATH, RUNS_PATH, EXPORTS_PATH = "/dashboard/pipeline", "/dashboard/runs", "/dashboard/exports"
 # The pages a sign-in may lead back to: the dashboard's own, never another site (nor a path of this one that is not
 # a page, such as /api/...).
 RETURN_PAGES = frozenset({HOME, CONNECTIONS_PATH, KEYS_PATH, WEBHOOKS_PATH, NUMBERS_PATH, CALLS_PATH, LEADS_PATH,
-                          AGENTS_PATH, MESSAGES_PATH, PIPELINE_PATH, RUNS_PATH, AUTHORIZE_PATH})
+                          AGENTS_PATH, MESSAGES_PATH, PIPELINE_PATH, RUNS_PATH, EXPORTS_PATH, AUTHORIZE_PATH})
 # ...and the page of one object of them: /dashboard/calls/<id> and the like.
 _OBJECT_PAGE = re.compile(r"/dashboard/(calls|leads|agents|messages|runs)/[A-Za-z0-9_+-]{1,80}")
 _VISIBLE_ASCII = re.compile(r"[!-~]*")

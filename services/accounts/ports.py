@@ -10,8 +10,8 @@ sub-packages that import the kernel and never each other (an import-linter contr
   balances, the billing worker (what is paid and used);
 - provisioning: the saga that gives a paid signup its agent and number (what a signup gets);
 - workspaces: reading, creating and changing workspaces (what an account holds).
-- privacy: erasures of a person across the services holding personal data, run as claimed jobs (what an account
-  may ask to be forgotten).
+- privacy: erasures of a person across the services holding personal data, and exports of a business's data, run
+  as claimed jobs (what an account may ask to be forgotten, or to take away).
 
 A part that needs another's use case names it here as a Protocol; servicer.build hands each part the other's
 implementation."""
@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from services.accounts.records import Business, SagaRecord
+from services.accounts.records import Business, SagaRecord, UsageRecord, Workspace
 from services.accounts.repository import AccountsUnit
 
 
@@ -79,3 +79,12 @@ class WorkspacePurchases(Protocol):
 
     async def torn_down(self, account_id: str, business_id: str) -> None:
         """A workspace torn down leaves the subscription it was billed on."""
+
+
+class PublicRecords(Protocol):
+    """workspaces' and billing's: their records as the public API shows them (JSON documents), for privacy's export
+    of a business's data."""
+
+    def workspace(self, workspace: Workspace) -> dict[str, Any]: ...
+
+    def usage(self, entry: UsageRecord) -> dict[str, Any]: ...

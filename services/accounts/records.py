@@ -366,6 +366,9 @@ class RetentionClaim:
     business_id: str
     retention: dict[str, Any]
     token: str
+
+
+@dataclasses.dataclass(frozen=True)
 class DataDeletionRecord:
     """A torn-down business's data deletion (schema.businesses' data_deletion_* columns) as its runner claims it,
     with the lease it runs under."""
@@ -376,3 +379,27 @@ class DataDeletionRecord:
     data_deletion_steps: dict[str, dict[str, Any]]
     data_deletion_attempts: int
     data_deletion_lease_token: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportRecord:
+    """An export of a business's data (schema.exports) as its runner and its readers see it, with its lease."""
+
+    id: str
+    business_id: str
+    status: str
+    kinds: list[dict[str, Any]]
+    records: int
+    bytes: int
+    parts: int
+    crc32: int
+    raw_bytes: int
+    sha256: str | None
+    idempotency_key: str | None
+    attempts: int
+    error: str | None
+    next_attempt_at: datetime
+    lease_token: str | None
+    created_at: datetime
+    completed_at: datetime | None
+    expires_at: datetime | None

@@ -23,6 +23,7 @@ from core.retention import Rule
 from core.uow import Connections, Database, Unit, UnitOfWork
 from services.accounts import store
 from services.accounts.billing_repository import SqlBilling, business_record
+from services.accounts.exports_repository import SqlExports
 from services.accounts.oauth_repository import OAuthRepository, SqlOAuth
 from services.accounts.privacy_repository import SqlDataRetention, SqlErasureReplay, SqlErasures
 from services.accounts.provisioning_repository import SqlProvisioning
@@ -272,6 +273,7 @@ class AccountsUnit(Unit):
         self.erasure_replay = SqlErasureReplay(handle)
         self.data_retention = SqlDataRetention(handle)
         self.data_deletions = SqlDataDeletions(handle)
+        self.exports = SqlExports(handle)
 
 
 def accounts_units(connections: Connections) -> UnitOfWork[AccountsUnit]:

@@ -261,6 +261,47 @@ erasure_replay = sa.Table(
              postgresql_where=sa.text("replay_requested_at IS NOT NULL")),
 )
 
+# -- export of a business's data (services.accounts.privacy exports; statements in exports_repository) --
+
+# A job per export, run a page at a time under its lease: `kinds` holds each kind's progress in the order written,
+# [{kind, records, pages, after, done}], `after` the cursor of the page the next one starts after. The archive is
+# `export_parts` in `seq` order (each a gzip member: concatenated, one .tar.gz); deleted when it expires.
+exports = sa.Table(
+    "exports", metadata,
+    sa.Column("id", Uuid, primary_key=True),
+    sa.Column("business_id", Uuid, sa.ForeignKey(businesses.c.id, ondelete="CASCADE"), nullable=False),
+    sa.Column("status", sa.Text, nullable=False),  # privacy.export_domain.STATUSES
+    sa.Column("kinds", JSONB, nullable=False),
+    sa.Column("records", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("bytes", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("parts", sa.Integer, nullable=False, server_default="0"),
+    # The archive's gzip stream so far (export_domain.Stream): the CRC-32 and size of what its parts hold uncompressed.
+    sa.Column("crc32", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("raw_bytes", sa.BigInteger, nullable=False, server_default="0"),
+    sa.Column("sha256", sa.Text),  # the whole archive's, once completed
+    sa.Column("idempotency_key", sa.Text),
+    sa.Column("attempts", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("error", sa.Text),
+    sa.Column("next_attempt_at", Ts, nullable=False),
+    *lease_columns(),
+    sa.Column("created_at", Ts, nullable=False),
+    sa.Column("updated_at", Ts, nullable=False),
+    sa.Column("completed_at", Ts),
+    sa.Column("expires_at", Ts),  # completed: when its archive is deleted
+    sa.Index("exports_due", "next_attempt_at", postgresql_where=sa.text("status IN ('queued', 'running')")),
+    sa.Index("exports_expiring", "expires_at", postgresql_where=sa.text("status = 'completed'")),
+    sa.Index("exports_business", "business_id", "created_at"),
+    sa.Index("exports_idempotency", "business_id", "idempotency_key", unique=True,
+             postgresql_where=sa.text("idempotency_key IS NOT NULL")),
+)
+
+export_parts = sa.Table(
+    "export_parts", metadata,
+    sa.Column("export_id", Uuid, sa.ForeignKey(exports.c.id, ondelete="CASCADE"), primary_key=True),
+    sa.Column("seq", sa.Integer, primary_key=True),
+    sa.Column("data", sa.LargeBinary, nullable=False),
+)
+
 # -- OAuth sign-in for the assistant connector (queries in oauth_store, rules in oauth_domain) --
 
 oauth_clients = sa.Table(

@@ -27,7 +27,9 @@ from core.settings import Settings
 API_KEY, SESSION, SIGN_IN_LINK = "api key", "session", "sign-in link"
 OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN = "oauth code", "oauth refresh token", "oauth access token"
 ERASURE_REPLAY = "erasure replay"  # seals a completed erasure's subject for its replay after a restore
-PURPOSES = (API_KEY, SESSION, SIGN_IN_LINK, OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN, ERASURE_REPLAY)
+EXPORT_LINK = "export link"  # an export's signed download link (services.accounts.privacy.export_domain)
+PURPOSES = (API_KEY, SESSION, SIGN_IN_LINK, OAUTH_CODE, OAUTH_REFRESH_TOKEN, OAUTH_ACCESS_TOKEN, ERASURE_REPLAY,
+            EXPORT_LINK)
 NONCE_BYTES = 12
 LEGACY_VERSION = 1  # the secret version-0 hashes were made under
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from core import registry
 from core.bus import PROVIDER_STREAM, EventBus
+from core.events import to_data
 from core.grpc_server import Runtime
 from core.settings import Settings
 from core.uow import UnitOfWork
@@ -20,7 +22,7 @@ from providers.payments.webhooks import EVENTS_SUBJECT
 from services.accounts.agents_port import AgentsPort, GrpcAgents
 from services.accounts.billing import calls_consumer, payments_service
 from services.accounts.billing.checkouts import Checkouts
-from services.accounts.billing.servicer import BillingServicer
+from services.accounts.billing.servicer import BillingServicer, usage_message
 from services.accounts.billing.signup import Signup
 from services.accounts.billing.usage import Usage
 from services.accounts.billing.worker import BillingWorker, PaymentParts, payment_parts
@@ -31,16 +33,19 @@ from services.accounts.identity.service import Identity
 from services.accounts.identity.servicer import IdentityServicer
 from services.accounts.identity.sign_in import SignInLinks
 from services.accounts.privacy.data_retention import DataRetention, DataRetentionRunner
+from services.accounts.privacy.export_sources import GrpcExportSources
+from services.accounts.privacy.exports import ExportRunner, Exports
 from services.accounts.privacy.personal_data import GrpcPersonalData, GrpcRetention
 from services.accounts.privacy.service import ErasureRunner, Erasures
 from services.accounts.privacy.servicer import PrivacyServicer
 from services.accounts.privacy.teardown_deletion import TeardownDeletionRunner, TeardownDeletions
 from services.accounts.privacy_repository import replay_retention
 from services.accounts.provisioning.service import Provisioning
+from services.accounts.records import UsageRecord, Workspace
 from services.accounts.repository import AccountsUnit, HotPath, PooledAccounts, accounts_units, retention_rules
 from services.accounts.secret_keys import SecretKeys
 from services.accounts.workspaces.service import Workspaces
-from services.accounts.workspaces.servicer import WorkspacesServicer
+from services.accounts.workspaces.servicer import WorkspacesServicer, workspace_message
 from switchboard.v1 import accounts_pb2_grpc
 
 
@@ -66,17 +71,28 @@ def wire(s: Settings, uow: UnitOfWork[AccountsUnit], hot: HotPath, bus: EventBus
                                                                            timedelta(days=s.teardown_grace_days)), billing)
 
 
+class PublicRecords:
+    """`ports.PublicRecords`: the workspaces' and billing's records as their RPCs answer them, as JSON."""
+
+    def workspace(self, workspace: Workspace) -> dict[str, Any]:
+        return to_data(workspace_message(workspace))
+
+    def usage(self, entry: UsageRecord) -> dict[str, Any]:
+        return to_data(usage_message(entry))
+
+
 class AccountsServicer(IdentityServicer, BillingServicer, WorkspacesServicer, PrivacyServicer,
                        accounts_pb2_grpc.AccountsServicer):
     """The parts' servicers as the one Accounts service, each given its own use cases."""
 
-    def __init__(self, parts: AccountsParts, oauth: OAuth, sign_in: SignInLinks, erasures: Erasures):
+    def __init__(self, parts: AccountsParts, oauth: OAuth, sign_in: SignInLinks, erasures: Erasures,
+                 exports: Exports):
         IdentityServicer.__init__(self, parts.identity, oauth, sign_in)
         b = parts.billing
         BillingServicer.__init__(self, parts.signup, parts.usage, b.payments, Checkouts(b.payments.uow, b.payments),
                                  b.x402, sign_in)
         WorkspacesServicer.__init__(self, parts.workspaces)
-        PrivacyServicer.__init__(self, erasures)
+        PrivacyServicer.__init__(self, erasures, exports)
 
 
 def build(runtime: Runtime) -> AccountsServicer:
@@ -118,4 +134,12 @@ def build(runtime: Runtime) -> AccountsServicer:
         GrpcPersonalData({name: runtime.client(name) for name in registry.TEARDOWN_SERVICES}), parts.identity,
         retry_seconds=s.erasure_retry_seconds)
     runtime.run(TeardownDeletionRunner(deletions, s.erasure_interval_seconds))
-    return AccountsServicer(parts, OAuth(parts.identity, documents), sign_in, erasures)
+    # Exports of a business's data: the same, a page at a time from the services holding its records; the runner
+    # also deletes the archives past their expiry.
+    exports = Exports(accounts_units(runtime.db),
+                      GrpcExportSources({name: runtime.client(name) for name in registry.EXPORT_SERVICES}),
+                      PublicRecords(), SecretKeys.of(s), retry_seconds=s.export_retry_seconds,
+                      max_attempts=s.export_max_attempts,
+                      retention=timedelta(hours=s.export_retention_hours), link_seconds=s.export_link_seconds)
+    runtime.run(ExportRunner(exports, s.export_interval_seconds))
+    return AccountsServicer(parts, OAuth(parts.identity, documents), sign_in, erasures, exports)

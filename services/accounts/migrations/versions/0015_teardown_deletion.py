@@ -2,7 +2,7 @@
 grace period's end), once done, each step's report, attempts and the runner's lease
 
 Revision ID: 0015
-Revises: 0012
+Revises: 0014
 """
 import sqlalchemy as sa
 from alembic import op
@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import JSONB
 from core.columns import Ts, Uuid
 
 revision = "0015"
-down_revision = "0012"
+down_revision = "0014"
 branch_labels = None
 depends_on = None
 S = "accounts"

@@ -2,7 +2,7 @@
 backup brings back
 
 Revision ID: 0016
-Revises: 0012
+Revises: 0015
 """
 import sqlalchemy as sa
 from alembic import op
@@ -10,7 +10,7 @@ from alembic import op
 from core.columns import Ts, Uuid
 
 revision = "0016"
-down_revision = "0012"
+down_revision = "0015"
 branch_labels = None
 depends_on = None
 S = "accounts"

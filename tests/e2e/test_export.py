@@ -1,0 +1,99 @@
+"""The export of a business's data end to end (issue 56): a business with an agent and its number, a call (with its
+transcript), a text, a lead with its audit, a booking, an eval scenario, a webhook subscription and API usage exports
+them all; the archive downloaded through its link (no key) holds a file of every kind seeded, each record as the API
+shows it, the manifest's counts, its SHA-256, no webhook secret, and nothing of another business seeded alike.
+
+Needs ExportPage in agents, calls, sdr, messaging, evals and webhooks (the export-sources branch of issue 56): until
+then every job waits queued on UNIMPLEMENTED, so the test is skipped; remove the skip once they are merged."""
+import hashlib
+import io
+import json
+import tarfile
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from yarl import URL
+
+from contracts.exports import KINDS
+from tests.agents import create_eval
+from tests.api import new_account
+from tests.calling import agent_with_number, our_call, ring, settled
+from tests.leads import leads_with
+from tests.texting import number
+from tests.waiting import wait_until
+
+pytestmark = pytest.mark.skip(reason="needs ExportPage in every service (issue 56's export-sources): unskip at merge")
+PATH = "/api/v1/exports"
+SEEDED = ("workspace", "usage", "agents", "agent_versions", "phone_numbers", "calls", "leads", "lead_audit",
+          "bookings", "texts", "evals", "webhook_subscriptions")
+
+
+@pytest.fixture
+async def second_account(api):
+    made = await new_account(api)
+    yield made
+    await made["dashboard"].close()
+
+
+async def seed(api, account, voice, sms, suffix: str, marker: str) -> dict:
+    """A business's records of every kind a test can make quickly; `marker` is in its webhook URL and lead notes."""
+    key = account["key"]
+    agent = await agent_with_number(api, account)
+    person = number(suffix)
+    at_provider = await ring(voice, agent["phone_number"], person, says=[f"Hi, this is {marker}."])
+    call = await settled(api, key, (await our_call(api, key, agent["id"], at_provider["id"]))["id"])
+    assert await sms.text_in(person, agent["phone_number"], f"{marker} texting") == []
+    [lead] = await wait_until(lambda: leads_with(api, key, person), f"a lead of {person}", timeout=20)
+    status, lead, _ = await api.request("PATCH", "/api/v1/leads", key=key, json={"id": lead["id"], "notes": marker})
+    assert status == 200, lead
+    status, _, _ = await api.request("PUT", "/api/v1/availability", key=key, json={
+        "weekly_hours": {d: [["09:00", "17:00"]] for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")},
+        "slot_minutes": 60})
+    assert status == 200
+    day = (datetime.now(UTC) + timedelta(days=2)).date().isoformat()
+    status, free, _ = await api.request("GET", "/api/v1/availability/slots", key=key, params={"date": day})
+    status, booking, _ = await api.request("POST", "/api/v1/bookings", key=key, json={
+        "starts_at": free["slots"][0]["starts_at"], "name": marker, "phone_number": person})
+    assert status == 201, booking
+    status, scenario = await create_eval(api, account, agent["id"])
+    assert status == 201, scenario
+    status, hook, _ = await api.request("POST", "/api/v1/webhooks", key=key, json={
+        "webhook_url": f"https://hooks.example.com/{marker}", "events": ["call.completed"]})
+    assert status == 201, hook
+    return {"agent": agent, "call": call, "lead": lead, "booking": booking, "hook": hook, "person": person}
+
+
+async def test_an_export_holds_every_kind_of_the_business_and_nothing_of_another(
+        api, account, voice, sms, second_account):
+    ours = await seed(api, account, voice, sms, "0291", "export-ours")
+    await seed(api, second_account, voice, sms, "0292", "export-theirs")
+    key = account["key"]
+    status, made, _ = await api.request("POST", PATH, key=key, json={})
+    assert status == 202, made
+    done = await wait_until(lambda: api.request("GET", PATH, key=key, params={"id": made["id"]}),
+                            "the export to complete", lambda r: r[1]["status"] in ("completed", "failed"), timeout=120)
+    export = done[1]
+    assert export["status"] == "completed", export
+    assert [k["kind"] for k in export["kinds"]] == [kind.name for kind in KINDS]
+    counts = {k["kind"]: k["records"] for k in export["kinds"]}
+    assert all(counts[kind] > 0 for kind in SEEDED), counts
+
+    async with api.session.get(URL(export["download_url"], encoded=True)) as r:  # the link alone, no key
+        assert r.status == 200 and r.headers["Content-Type"] == "application/gzip"
+        data = await r.read()
+    assert len(data) == export["bytes"] and hashlib.sha256(data).hexdigest() == export["sha256"]
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        files = {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers()}
+    manifest = json.loads(files.pop("manifest.json"))
+    assert {k["kind"]: k["records"] for k in manifest["kinds"]} == counts
+    records = {kind: [json.loads(line) for name, text in files.items() if name.startswith(f"{kind}/")
+                      for line in text.splitlines()] for kind in counts}
+    assert {kind: len(found) for kind, found in records.items()} == counts
+    assert records["workspace"][0]["id"] == account["business_id"]
+    assert ours["call"]["id"] in {c["id"] for c in records["calls"]}
+    assert ours["lead"]["id"] in {lead["id"] for lead in records["leads"]}
+    assert ours["booking"]["id"] in {b["id"] for b in records["bookings"]}
+    archive = "".join(files.values())
+    assert "export-ours" in archive and "export-theirs" not in archive
+    assert second_account["business_id"] not in archive
+    assert "whsec_" not in archive  # webhook subscriptions without their secrets
