@@ -1,0 +1,62 @@
+"""One page of a business's records for its export (issue 56): `ExportPage` of the services that hold its records
+(core.registry.EXPORT_SERVICES; services/*/export_pages.py), which the accounts service's export job alone may ask
+(core.registry.RPC_CALLERS), one kind at a time, page after page.
+
+A page is a keyset page of the lists' own order, newest first by (created_at, id) (core.pagination): one indexed
+read per page, its cursor opaque, so rows sharing a timestamp are never skipped or repeated at a page break, and no
+transaction outlives the read. Each record is the JSON the public API shows for it (core.proto_json over the same
+message the service answers the gateway with), one compact UTF-8 document a line.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+
+from core import tenant
+from core.errors import ServiceError, not_found
+from core.ids import require_uuid
+from core.pagination import Page, Paged
+from core.proto_json import to_json
+from switchboard.v1 import common_pb2
+
+MAX_LIMIT = 5000  # records a page: the job's pages stay a few MB however large the business
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A checked ExportPage request: whose records, which kind, and the page (its limit and cursor)."""
+
+    business_id: str
+    kind: str
+    page: Page
+
+
+def asked(request: common_pb2.ExportPageRequest, kinds: Sequence[str]) -> Asked:
+    """The request checked (validation_error saying what to fix): a business of the caller's (the export job acts
+    for the business it exports), a kind this service holds, a limit of 1 to MAX_LIMIT."""
+    business_id = require_uuid(request.business_id, "business_id").lower()
+    caller = tenant.current()
+    if caller.business_ids and not caller.can_access(business_id):
+        raise not_found("business")
+    if request.kind not in kinds:
+        raise ServiceError("validation_error", f"kind must be one of {', '.join(kinds)} (not {request.kind!r})")
+    if not 1 <= request.limit <= MAX_LIMIT:
+        raise ServiceError("validation_error", f"limit must be between 1 and {MAX_LIMIT}")
+    return Asked(business_id, request.kind, Page(request.limit, request.after))
+
+
+def line(record: Message | dict[str, Any], omit: tuple[str, ...] = ()) -> str:
+    """A record (a message, or its JSON with what the export adds) as one compact JSON document, as the public API
+    shows it."""
+    document = to_json(record, omit) if isinstance(record, Message) else record
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
+
+
+def reply(records: Iterable[Message | dict[str, Any]], paged: Paged,
+          omit: tuple[str, ...] = ()) -> common_pb2.ExportPageReply:
+    """The page's records and the cursor after it ("" after the last page)."""
+    return common_pb2.ExportPageReply(lines=[line(r, omit) for r in records], next_after=paged.next_cursor)
