@@ -16,6 +16,7 @@ from core.uow import UnitOfWork
 from services.webhooks import domain
 from services.webhooks.delivery import Sender
 from services.webhooks.erasure import Erasure, Person
+from services.webhooks.export_pages import WebhooksExport
 from services.webhooks.records import Delivery, Subscription
 from services.webhooks.repository import WebhooksUnit, retention_rules
 from services.webhooks.service import CallSecretView, Webhooks
@@ -61,9 +62,10 @@ def call_secret_message(view: CallSecretView) -> webhooks_pb2.CallSecret:
 
 
 class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
-    def __init__(self, webhooks: Webhooks, erasure: Erasure):
+    def __init__(self, webhooks: Webhooks, erasure: Erasure, export: WebhooksExport):
         self.webhooks = webhooks
         self.erasure = erasure
+        self.export = export
 
     async def GetCallSecret(self, request: webhooks_pb2.CallSecretRequest, context: Context) -> webhooks_pb2.CallSecret:
         return call_secret_message(await self.webhooks.call_secret(optional(request, "business_id")))
@@ -137,6 +139,9 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
             common_pb2.ErasedItem(what="webhooks.event", action="redacted", count=erased.events),
             common_pb2.ErasedItem(what="webhooks.delivery", action="redacted", count=erased.deliveries)])
 
+    async def ExportPage(self, request: common_pb2.ExportPageRequest, context: Context) -> common_pb2.ExportPageReply:
+        return await self.export.page(request)
+
 
 def build(runtime: Runtime) -> WebhooksServicer:
     loopback = destinations.allow_loopback(runtime.settings)
@@ -145,4 +150,5 @@ def build(runtime: Runtime) -> WebhooksServicer:
     box = SecretBox(runtime.settings.webhook_secrets_key.reveal())
     runtime.retain(*retention_rules(timedelta(days=runtime.settings.retention_webhook_deliveries_days)))
     uow = UnitOfWork(runtime.db, WebhooksUnit)
-    return WebhooksServicer(Webhooks(uow, box, sender, loopback, runtime.settings.webhook_lease), Erasure(uow))
+    return WebhooksServicer(Webhooks(uow, box, sender, loopback, runtime.settings.webhook_lease), Erasure(uow),
+                            WebhooksExport(uow, subscription_message))

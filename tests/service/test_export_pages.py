@@ -6,7 +6,8 @@ erased call shows as the API shows it; an unknown kind and a bad limit answer va
 accounts service may ask; a subscription's signing secret never appears."""
 import json
 import uuid
-from datetime import timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import grpc
 import pytest
@@ -18,6 +19,7 @@ from core.tenant import acting_for
 from services.calls import schema as calls_schema
 from services.calls import store as calls_store
 from services.calls.erasure import ERASED_NUMBER
+from services.sdr.schema import activity as sdr_activity
 from switchboard.v1 import (
     agents_pb2_grpc,
     calls_pb2_grpc,
@@ -28,7 +30,9 @@ from switchboard.v1 import (
     webhooks_pb2_grpc,
 )
 from tests.api import new_account
-from tests.calling import place, settled
+from tests.calling import agent_with_number, place, settled
+from tests.runs import create as create_run
+from tests.runs import run_of, touch
 from tests.tenants import signed
 
 STUBS = {"agents": agents_pb2_grpc.AgentsStub, "calls": calls_pb2_grpc.CallsStub, "sdr": sdr_pb2_grpc.SdrStub,
@@ -166,3 +170,103 @@ async def test_a_bad_request_answers_validation_error_and_only_the_accounts_serv
     with pytest.raises(grpc.aio.AioRpcError) as refused:  # a job acting for one business asks about another
         await rpc["calls"].ExportPage(someone_else, metadata=as_export_job(stack, business_id, "calls"))
     assert from_rpc_error(refused.value).code == "not_found"
+
+
+# -- webhooks ------------------------------------------------------------------------------------------------------
+
+async def subscribe(api, account, url: str) -> str:
+    """A subscription made through the API; its signing secret (shown once)."""
+    status, body, _ = await api.request("POST", "/api/v1/webhooks", key=account["key"],
+                                        json={"webhook_url": url, "events": ["lead.created"]})
+    assert status == 201, body
+    return body["webhook_secret"]
+
+
+async def test_webhook_subscriptions_are_exported_without_their_secrets(api, stack, rpc, account, other):
+    secrets = [await subscribe(api, account, f"http://127.0.0.1:9/hook/{n}") for n in range(3)]
+    theirs = await subscribe(api, other, "http://127.0.0.1:9/theirs")
+    exported = await walk(rpc, stack, "webhooks", account["business_id"], "webhook_subscriptions")
+    shown = (await api_get(api, account["key"], "/api/v1/webhooks"))["webhooks"]
+    assert sorted(exported, key=lambda s: s["id"]) == sorted(shown, key=lambda s: s["id"]) and len(exported) == 3
+    assert [s["created_at"] for s in exported] == sorted((s["created_at"] for s in exported), reverse=True)
+    assert not {s["url"] for s in exported} & {"http://127.0.0.1:9/theirs"}
+    dumped = json.dumps(exported)
+    for secret in (*secrets, theirs):
+        assert secret and secret not in dumped and secret.removeprefix("whsec_")[:12] not in dumped
+    assert all(s["webhook_secret_masked"].startswith("whsec_...") for s in exported)
+
+
+# -- sdr -----------------------------------------------------------------------------------------------------------
+
+ZONE = "America/Chicago"
+EVERY_DAY = {day: [["09:00", "17:00"]] for day in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")}
+
+
+async def made(api, account, method: str, path: str, **kwargs) -> dict:
+    status, body, _ = await api.request(method, path, key=account["key"], **kwargs)
+    assert status in (200, 201), (method, path, body)
+    return body
+
+
+async def sdr_records(api, account, agent, leads: int) -> list[str]:
+    """Leads, runs of one touch each and bookings of the account's business, made through the API; the leads' ids."""
+    business_id = account["business_id"]
+    ids = [(await made(api, account, "POST", "/api/v1/leads",
+                       json={"business_id": business_id, "name": f"Lead {n}", "phone": f"+1415555{n + 300:04d}"}))["id"]
+           for n in range(leads)]
+    for n in range(leads):
+        status, run, _ = await create_run(api, account["key"], run_of(
+            account, agent, touch(f"t{n}", f"+1415555{n + 400:04d}", seconds=86_400),
+            touch(f"u{n}", f"+1415555{n + 500:04d}", seconds=86_400 + 60)))
+        assert status == 201, run
+    await made(api, account, "PATCH", "/api/v1/workspaces", json={"id": business_id, "timezone": ZONE})
+    await made(api, account, "PUT", "/api/v1/availability", json={"weekly_hours": EVERY_DAY, "slot_minutes": 60})
+    day = datetime.now(ZoneInfo(ZONE)).date() + timedelta(days=2)
+    for n in range(leads):
+        starts = datetime(day.year, day.month, day.day, 10 + n, tzinfo=ZoneInfo(ZONE)).isoformat()
+        await made(api, account, "POST", "/api/v1/bookings",
+                   json={"starts_at": starts, "name": f"Lead {n}", "phone_number": f"+1415555{n + 300:04d}"})
+    return ids
+
+
+async def activity_entries(engine, business_id: str, lead_ids: list[str]) -> None:
+    """The pipeline's activity entries on the leads, as the pipeline writes them (two at one instant)."""
+    now = utcnow()
+    async with engine.begin() as conn:
+        for n, lead_id in enumerate(lead_ids):
+            for m, at in enumerate((now, now - timedelta(minutes=n + 1))):
+                await conn.execute(sdr_activity.insert().values(
+                    id=str(uuid.uuid4()), business_id=business_id, lead_id=lead_id, action="skip", status="done",
+                    detail=f"skipped {m}", origin="api", created_at=at, updated_at=at))
+
+
+async def test_sdr_records_are_exported_page_by_page_as_the_api_shows_them(api, stack, engine, rpc, account,
+                                                                           calling_agent, other):
+    theirs_agent = await agent_with_number(api, other)
+    try:
+        ours = await sdr_records(api, account, calling_agent, 3)
+        theirs = await sdr_records(api, other, theirs_agent, 1)
+    finally:
+        await api.request("DELETE", "/api/v1/phone-numbers", key=other["key"],
+                          params={"phone_number": theirs_agent["phone_number"]})
+    await activity_entries(engine, account["business_id"], ours)
+    await activity_entries(engine, other["business_id"], theirs)
+    business_id = account["business_id"]
+    shown = {
+        "leads": (await made(api, account, "GET", "/api/v1/leads", params={"limit": "100"}))["leads"],
+        "lead_audit": (await made(api, account, "GET", "/api/sdr/activity",
+                                  params={"businessId": business_id, "limit": "50"}))["activity"],
+        "runs": (await made(api, account, "GET", "/api/v1/communication-runs", params={"limit": "100"}))["runs"],
+        "touches": (await made(api, account, "GET", "/api/v1/communication-jobs", params={"limit": "100"}))["jobs"],
+        "bookings": (await made(api, account, "GET", "/api/v1/bookings", params={"limit": "100"}))["bookings"],
+    }
+    sizes = {"leads": 3, "lead_audit": 6, "runs": 3, "touches": 6, "bookings": 3}
+    for kind, expected in shown.items():
+        exported = await walk(rpc, stack, "sdr", business_id, kind)
+        assert len(exported) == sizes[kind], kind
+        assert exported == expected, kind  # every record once, in the API's order, as the API shows it
+        assert len({r["id"] for r in exported}) == sizes[kind]
+        their_records = await walk(rpc, stack, "sdr", other["business_id"], kind, limit=5000)
+        assert len(their_records) == sizes[kind] // 3, kind
+        assert not {r["id"] for r in their_records} & {r["id"] for r in exported}
+    assert {a["lead_id"] for a in await walk(rpc, stack, "sdr", business_id, "lead_audit")} == set(ours)
