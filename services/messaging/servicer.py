@@ -28,6 +28,7 @@ from services.messaging.email_service import (
     Emails,
 )
 from services.messaging.erasure import Erased, Erasures, person
+from services.messaging.export_pages import MessagingExport
 from services.messaging.national_registry import Subscription
 from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import ProviderRequests
@@ -173,15 +174,18 @@ def erasure_report(erased: Erased) -> common_pb2.ErasureReport:
 
 class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
     def __init__(self, texts: Texts, consents: Consents, compliance: Compliance, provider: ProviderRequests,
-                 emails: Emails, spending: spend.Spending, erasures: Erasures):
+                 emails: Emails, spending: spend.Spending, erasures: Erasures, export: MessagingExport):
         self.texts, self.consents, self.compliance = texts, consents, compliance
         self.provider, self.emails, self.spending = provider, emails, spending
-        self.erasures = erasures
+        self.erasures, self.export = erasures, export
 
     async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
         return erasure_report(await self.erasures.erase(person(
             request.business_id, request.erasure_id, request.phones, request.emails, request.message_ids,
             request.suppress)))
+
+    async def ExportPage(self, request: common_pb2.ExportPageRequest, context: Context) -> common_pb2.ExportPageReply:
+        return await self.export.page(request)
 
     async def SendSms(self, request: messaging_pb2.SendSmsRequest, context: Context) -> messaging_pb2.SmsSendReply:
         return sent_message(await self.texts.send(new_text(request)))
@@ -316,4 +320,5 @@ def build(runtime: Runtime) -> MessagingServicer:
     runtime.run(EmailDelivery(uow, configured.mail(s), interval=s.email_delivery_interval_seconds,
                               retry_scale=s.email_retry_scale))
     return MessagingServicer(texts, consents, compliance, provider, emails,
-                             spend.Spending(uow, held, s.email_daily_quota), Erasures(uow, sms, suppression))
+                             spend.Spending(uow, held, s.email_daily_quota), Erasures(uow, sms, suppression),
+                             MessagingExport(uow, message_message, email_message))

@@ -19,6 +19,7 @@ from core.tenant import acting_for
 from services.calls import schema as calls_schema
 from services.calls import store as calls_store
 from services.calls.erasure import ERASED_NUMBER
+from services.messaging import schema as messaging_schema
 from services.sdr.schema import activity as sdr_activity
 from switchboard.v1 import (
     agents_pb2_grpc,
@@ -270,3 +271,49 @@ async def test_sdr_records_are_exported_page_by_page_as_the_api_shows_them(api, 
         assert len(their_records) == sizes[kind] // 3, kind
         assert not {r["id"] for r in their_records} & {r["id"] for r in exported}
     assert {a["lead_id"] for a in await walk(rpc, stack, "sdr", business_id, "lead_audit")} == set(ours)
+
+
+# -- messaging -----------------------------------------------------------------------------------------------------
+
+async def insert_texts(engine, business_id: str, count: int) -> list[str]:
+    """Inbound texts of one thread, recorded as the provider's webhook records them (two at one instant)."""
+    now, conversation_id, ids = utcnow(), str(uuid.uuid4()), []
+    async with engine.begin() as conn:
+        await conn.execute(messaging_schema.conversations.insert().values(
+            id=conversation_id, business_id=business_id, business_number="+14155550100",
+            contact_number="+14155550199", last_message_at=now, created_at=now))
+        for n in range(count):
+            at = now if n < 2 else now - timedelta(minutes=n)
+            ids.append(str(uuid.uuid4()))
+            await conn.execute(messaging_schema.messages.insert().values(
+                id=ids[-1], conversation_id=conversation_id, business_id=business_id, direction="inbound",
+                from_number="+14155550199", to_number="+14155550100", body=f"Text {n}", status="received",
+                provider_sid=f"SM{uuid.uuid4().hex}", created_at=at, updated_at=at))
+    return ids
+
+
+async def test_texts_and_emails_are_exported_page_by_page_as_the_api_shows_them(api, stack, engine, rpc, account,
+                                                                               other):
+    business_id = account["business_id"]
+    ours = await insert_texts(engine, business_id, 5)
+    theirs = await insert_texts(engine, other["business_id"], 2)
+    texts = await walk(rpc, stack, "messaging", business_id, "texts")
+    shown = await made(api, account, "GET", "/api/v1/sms/messages", params={"limit": "100"})
+    assert texts == shown["messages"] and sorted(t["id"] for t in texts) == sorted(ours)
+    assert [t["id"] for t in await walk(rpc, stack, "messaging", other["business_id"], "texts")] == (
+        [t["id"] for t in (await made(api, other, "GET", "/api/v1/sms/messages"))["messages"]])
+    assert not set(theirs) & {t["id"] for t in texts}
+
+    for n in range(3):
+        await made(api, account, "POST", "/api/v1/emails",
+                   json={"to": f"pat{n}@example.com", "subject": f"Quote {n}", "body": "Hello."})
+    await made(api, other, "POST", "/api/v1/emails", json={"to": "sam@example.com", "subject": "Theirs", "body": "Hi."})
+    emails = await walk(rpc, stack, "messaging", business_id, "emails")
+    shown = (await made(api, account, "GET", "/api/v1/emails", params={"limit": "100"}))["emails"]
+    assert [e["id"] for e in emails] == [e["id"] for e in shown] and len(emails) == 3
+    moving = ("status", "attempts", "last_error", "message_id", "updated_at", "sent_at", "next_attempt_at")
+    for exported, listed in zip(emails, shown, strict=True):  # delivery may move on between the two reads
+        assert {k: v for k, v in exported.items() if k not in moving} == (
+            {k: v for k, v in listed.items() if k not in moving})
+    assert [e["subject"] for e in emails] == ["Quote 2", "Quote 1", "Quote 0"]
+    assert [e["subject"] for e in await walk(rpc, stack, "messaging", other["business_id"], "emails")] == ["Theirs"]
