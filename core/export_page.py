@@ -9,6 +9,8 @@ message the service answers the gateway with), one compact UTF-8 document a line
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from core.proto_json import to_json
 from switchboard.v1 import common_pb2
 
 MAX_LIMIT = 5000  # records a page: the job's pages stay a few MB however large the business
+BAD_CURSOR = "after is not a cursor this service gave: pass next_after exactly as the previous page gave it"
 
 
 @dataclass(frozen=True)
@@ -60,3 +63,23 @@ def reply(records: Iterable[Message | dict[str, Any]], paged: Paged,
           omit: tuple[str, ...] = ()) -> common_pb2.ExportPageReply:
     """The page's records and the cursor after it ("" after the last page)."""
     return common_pb2.ExportPageReply(lines=[line(r, omit) for r in records], next_after=paged.next_cursor)
+
+
+def key_cursor(*key: str | int) -> str:
+    """An opaque cursor of a page's last sort key, for a kind whose order is not core.pagination's (timestamp, id)."""
+    raw = json.dumps(list(key), separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def key_of(cursor: str, types: tuple[type, ...]) -> tuple[Any, ...] | None:
+    """The sort key a `key_cursor` names (None for the first page), its values of these types, or validation_error."""
+    if not cursor:
+        return None
+    try:
+        key = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise ServiceError("validation_error", BAD_CURSOR) from None
+    if not (isinstance(key, list) and len(key) == len(types)
+            and all(isinstance(v, t) and not isinstance(v, bool) for v, t in zip(key, types, strict=True))):
+        raise ServiceError("validation_error", BAD_CURSOR)
+    return tuple(key)
