@@ -30,6 +30,7 @@ from switchboard.v1 import (
     sdr_pb2_grpc,
     webhooks_pb2_grpc,
 )
+from tests.agents import RULES, asked, create_agent, create_eval
 from tests.api import new_account
 from tests.calling import agent_with_number, place, settled
 from tests.runs import create as create_run
@@ -317,3 +318,73 @@ async def test_texts_and_emails_are_exported_page_by_page_as_the_api_shows_them(
             {k: v for k, v in listed.items() if k not in moving})
     assert [e["subject"] for e in emails] == ["Quote 2", "Quote 1", "Quote 0"]
     assert [e["subject"] for e in await walk(rpc, stack, "messaging", other["business_id"], "emails")] == ["Theirs"]
+
+
+# -- agents and evals ----------------------------------------------------------------------------------------------
+
+async def test_agents_versions_and_numbers_are_exported_page_by_page_as_the_api_shows_them(api, stack, rpc, account,
+                                                                                         calling_agent, other):
+    business_id = account["business_id"]
+    made_agents = [await create_agent(api, account, name=f"Desk {n}") for n in range(2)]
+    for n in range(2):  # versions 2 and 3 of the first
+        await made(api, account, "PATCH", "/api/v1/agents", json={"id": made_agents[0]["id"], "first_message": f"Hi {n}"})
+    theirs = await create_agent(api, other)
+
+    agents = await walk(rpc, stack, "agents", business_id, "agents")
+    listed = (await made(api, account, "GET", "/api/v1/agents", params={"limit": "100"}))["agents"]
+    assert agents == listed and len(agents) == 3
+    assert any(a["phone_number"] == calling_agent["phone_number"] for a in agents)
+
+    expected = []  # each agent's versions newest first, agent by agent (newest agent first), as the API shows one
+    for agent in listed:
+        versions = (await made(api, account, "GET", "/api/v1/agents/versions", params={"agent_id": agent["id"]}))
+        for v in versions["versions"]:
+            shown = await made(api, account, "GET", "/api/v1/agents/versions",
+                               params={"agent_id": agent["id"], "version": str(v["version"])})
+            expected.append({"agent_id": shown["agent_id"], **shown["version"]})
+    versions = await walk(rpc, stack, "agents", business_id, "agent_versions")
+    assert versions == expected and len(versions) == 5 and versions[0]["config_snapshot"]
+    assert [v["version"] for v in versions if v["agent_id"] == made_agents[0]["id"]] == [3, 2, 1]
+
+    numbers = await walk(rpc, stack, "agents", business_id, "phone_numbers", limit=1)
+    shown = (await made(api, account, "GET", "/api/v1/phone-numbers"))["phone_numbers"]
+    assert numbers == shown and [n["phone_number"] for n in numbers] == [calling_agent["phone_number"]]
+
+    their_agents = await walk(rpc, stack, "agents", other["business_id"], "agents")
+    assert [a["id"] for a in their_agents] == [theirs["id"]]
+    assert {v["agent_id"] for v in await walk(rpc, stack, "agents", other["business_id"], "agent_versions")} == (
+        {theirs["id"]})
+    assert await walk(rpc, stack, "agents", other["business_id"], "phone_numbers") == []
+    bad = await refusal(rpc, stack, "agents", ask(business_id, "agent_versions", after="not-a-cursor"))
+    assert bad.code == "validation_error" and "next_after" in bad.message
+
+
+async def test_evals_and_their_runs_are_exported_page_by_page_as_the_api_shows_them(api, stack, rpc, account, other):
+    business_id = account["business_id"]
+    agent = await create_agent(api, account, system_prompt=RULES)
+    scenarios = []
+    for n in range(3):
+        status, scenario = await create_eval(api, account, agent["id"], name=f"hours.{n}",
+                                             messages=asked({"type": "regex", "content": "(?i)saturday"}))
+        assert status == 201, scenario
+        scenarios.append(scenario)
+    their_agent = await create_agent(api, other, system_prompt=RULES)
+    status, theirs = await create_eval(api, other, their_agent["id"])
+    assert status == 201, theirs
+    runs = [await made(api, account, "POST", "/api/v1/evals/run", json={"eval_id": s["id"]}) for s in scenarios[:2]]
+    await made(api, other, "POST", "/api/v1/evals/run", json={"eval_id": theirs["id"]})
+
+    evals = await walk(rpc, stack, "evals", business_id, "evals")
+    listed = (await made(api, account, "GET", "/api/v1/evals", params={"limit": "100"}))["evals"]
+    assert [e["id"] for e in evals] == [e["id"] for e in listed] and len(evals) == 3
+    for scenario in evals:  # with its turns, as GET /api/v1/evals?id= shows it
+        assert scenario == await made(api, account, "GET", "/api/v1/evals", params={"id": scenario["id"]})
+    assert [e["id"] for e in await walk(rpc, stack, "evals", other["business_id"], "evals")] == [theirs["id"]]
+
+    exported = await walk(rpc, stack, "evals", business_id, "eval_runs", limit=1)
+    assert sorted(r["run_id"] for r in exported) == sorted(r["run_id"] for r in runs)
+    assert [r["created_at"] for r in exported] == sorted((r["created_at"] for r in exported), reverse=True)
+    for run in exported:
+        assert run == await made(api, account, "GET", "/api/v1/evals/run", params={"run_id": run["run_id"]})
+    their_runs = await walk(rpc, stack, "evals", other["business_id"], "eval_runs")
+    assert [r["eval_id"] for r in their_runs] == [theirs["id"]]
