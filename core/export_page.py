@@ -2,9 +2,9 @@
 (core.registry.EXPORT_SERVICES; services/*/export_pages.py), which the accounts service's export job alone may ask
 (core.registry.RPC_CALLERS), one kind at a time, page after page.
 
-A page is a keyset page of the lists' own order, newest first by (created_at, id) (core.pagination): one indexed
-read per page, its cursor opaque, so rows sharing a timestamp are never skipped or repeated at a page break, and no
-transaction outlives the read. Each record is the JSON the public API shows for it (core.proto_json over the same
+A page is a keyset page of the lists' own order, newest first, mostly by (created_at, id) (core.pagination): one
+indexed read per page, its cursor opaque, so rows sharing a timestamp are never skipped or repeated at a page break,
+and no transaction outlives the read. A page ends early rather than pass MAX_BYTES (gRPC's message size). Each record is the JSON the public API shows for it (core.proto_json over the same
 message the service answers the gateway with), one compact UTF-8 document a line.
 """
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,11 +21,14 @@ from google.protobuf.message import Message
 from core import tenant
 from core.errors import ServiceError, not_found
 from core.ids import require_uuid
-from core.pagination import Page, Paged
+from core.pagination import Page, Paged, encode_cursor
 from core.proto_json import to_json
 from switchboard.v1 import common_pb2
 
 MAX_LIMIT = 5000  # records a page: the job's pages stay a few MB however large the business
+# A reply's lines at most (one record more only when a single one is larger): under gRPC's default 4 MiB message,
+# which a page of long transcripts could pass.
+MAX_BYTES = 3 * 1024 * 1024
 BAD_CURSOR = "after is not a cursor this service gave: pass next_after exactly as the previous page gave it"
 
 
@@ -59,10 +62,25 @@ def line(record: Message | dict[str, Any], omit: tuple[str, ...] = ()) -> str:
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
 
 
-def reply(records: Iterable[Message | dict[str, Any]], paged: Paged,
-          omit: tuple[str, ...] = ()) -> common_pb2.ExportPageReply:
-    """The page's records and the cursor after it ("" after the last page)."""
-    return common_pb2.ExportPageReply(lines=[line(r, omit) for r in records], next_after=paged.next_cursor)
+def by_created(row: Any) -> str:
+    """The cursor after a row of a list ordered by (created_at, id), as core.pagination writes it."""
+    return encode_cursor(row.created_at, row.id)
+
+
+def reply(rows: Sequence[Any], paged: Paged, render: Callable[[Any], Message | dict[str, Any]],
+          cursor_of: Callable[[Any], str] = by_created) -> common_pb2.ExportPageReply:
+    """The page's rows rendered (`render`: a row as the API shows it), and the cursor after the page ("" after the
+    last). A page whose lines would pass MAX_BYTES ends early, after the row before (`cursor_of` names it): the next
+    page starts there."""
+    lines: list[str] = []
+    size = 0
+    for n, row in enumerate(rows):
+        text = line(render(row))
+        size += len(text.encode())
+        if lines and size > MAX_BYTES:
+            return common_pb2.ExportPageReply(lines=lines, next_after=cursor_of(rows[n - 1]))
+        lines.append(text)
+    return common_pb2.ExportPageReply(lines=lines, next_after=paged.next_cursor)
 
 
 def key_cursor(*key: str | int) -> str:

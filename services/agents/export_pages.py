@@ -14,6 +14,7 @@ from typing import Any
 
 from core import export_page
 from core.errors import ServiceError
+from core.pagination import Paged, encode_cursor
 from core.proto_json import to_json
 from core.uow import UnitOfWork
 from services.agents.records import Agent, Version
@@ -46,17 +47,21 @@ class AgentsExport:
             if asked.kind == "agents":
                 paged = await work.agents.page(businesses, asked.page)
                 numbers = await work.agents.first_numbers([str(r.id) for r in paged.rows]) if paged.rows else {}
-                return export_page.reply((m.agent(r, numbers.get(str(r.id))) for r in paged.rows), paged)
+                return export_page.reply(paged.rows, paged, lambda r: m.agent(r, numbers.get(str(r.id))))
             if asked.kind == "phone_numbers":
                 paged = await work.numbers.page(businesses, None, asked.page)
-                return export_page.reply(map(m.number, paged.rows), paged)
+                return export_page.reply(paged.rows, paged, m.number,
+                                         lambda n: encode_cursor(n.assigned_at, n.id))
             found = await work.agents.business_versions(asked.business_id, after, asked.page.limit + 1)
-        page, more = found[:asked.page.limit], len(found) > asked.page.limit
-        last = page[-1] if more else None
-        return common_pb2.ExportPageReply(
-            lines=[export_page.line({"agent_id": v.agent_id, **to_json(m.version(v, True))})
-                   for v, _ in page],
-            next_after=export_page.key_cursor(last[1].isoformat(), last[0].agent_id, last[0].version) if last else "")
+        rows, more = found[:asked.page.limit], len(found) > asked.page.limit
+        paged = Paged(rows, more, version_cursor(rows[-1]) if more else "")
+        return export_page.reply(rows, paged, lambda found: {"agent_id": found[0].agent_id,
+                                                              **to_json(m.version(found[0], True))}, version_cursor)
+
+
+def version_cursor(found: tuple[Version, datetime]) -> str:
+    version, agent_created_at = found
+    return export_page.key_cursor(agent_created_at.isoformat(), version.agent_id, version.version)
 
 
 def version_key(cursor: str) -> tuple[datetime, str, int] | None:

@@ -30,8 +30,8 @@ class CallsExport:
             paged = await work.calls.page((asked.business_id,), EVERY_CALL, asked.page)
             tools = await work.calls.tool_calls_of([c.id for c in paged.rows]) if paged.rows else []
         of_call = {call_id: list(group) for call_id, group in groupby(tools, key=lambda t: t.call_id)}
-        return export_page.reply(({**to_json(self.render(c, of_call.get(c.id, []))), "transcript": transcript(c)}
-                                  for c in paged.rows), paged)
+        return export_page.reply(paged.rows, paged, lambda c: {**to_json(self.render(c, of_call.get(c.id, []))),
+                                                               "transcript": transcript(c)})
 
 
 def transcript(call: Call) -> str | None:

@@ -25,6 +25,6 @@ class EvalsExport:
         async with self.uow.read() as work:
             if asked.kind == "evals":
                 paged = await work.scenarios.whole_page(asked.business_id, asked.page)
-                return export_page.reply(map(self.scenario, paged.rows), paged)
+                return export_page.reply(paged.rows, paged, self.scenario)
             paged = await work.runs.page(asked.business_id, asked.page)
-        return export_page.reply(map(self.run, paged.rows), paged)
+        return export_page.reply(paged.rows, paged, self.run)

@@ -29,4 +29,4 @@ class MessagingExport:
                 paged = await work.messages.messages_page(businesses, None, None, asked.page)
             else:
                 paged = await work.emails.page(businesses, None, asked.page)
-        return export_page.reply(map(self.render[asked.kind], paged.rows), paged)
+        return export_page.reply(paged.rows, paged, self.render[asked.kind])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from core import export_page, tenant
 from core.interceptors import Context
+from core.pagination import encode_cursor
 from core.uow import UnitOfWork
 from services.sdr.bookings_service import Bookings, BookingView
 from services.sdr.bookings_servicer import booking_message
@@ -35,21 +36,22 @@ class SdrExport:
         with tenant.acting_as(tenant.acting_for(asked.business_id, ACTOR)):  # the lists read its business alone
             if asked.kind == "leads":
                 paged = await self.leads.list(LeadFilters(), asked.page)
-                return export_page.reply(map(lead_message, paged.rows), paged)
+                return export_page.reply(paged.rows, paged, lead_message)
             if asked.kind == "lead_audit":
                 async with self.uow.read() as work:
                     paged = await work.pipeline.activity_page(asked.business_id, asked.page)
-                return export_page.reply(map(activity_message, paged.rows), paged)
+                return export_page.reply(paged.rows, paged, activity_message)
             if asked.kind == "runs":
                 paged, counts = await self.runs.list(None, None, None, asked.page)
-                return export_page.reply((run_message(RunView(r, counts.get(str(r.id), {}))) for r in paged.rows),
-                                         paged)
+                return export_page.reply(paged.rows, paged,
+                                         lambda r: run_message(RunView(r, counts.get(str(r.id), {}))))
             if asked.kind == "touches":
                 paged = await self.runs.jobs(None, None, None, None, asked.page)
-                return export_page.reply(map(job_message, paged.rows), paged)
+                return export_page.reply(paged.rows, paged, job_message,
+                                         lambda j: encode_cursor(j.scheduled_at, j.id))
             paged, zones = await self.bookings.list(None, None, None, None, asked.page)
-            return export_page.reply((booking_message(BookingView(r, zones[r.business_id])) for r in paged.rows),
-                                     paged)
+            return export_page.reply(paged.rows, paged, lambda r: booking_message(BookingView(r, zones[r.business_id])),
+                                     lambda r: encode_cursor(r.starts_at, r.id))
 
 
 class ExportServicer(sdr_pb2_grpc.SdrServicer):

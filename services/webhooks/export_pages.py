@@ -23,4 +23,4 @@ class WebhooksExport:
         asked = export_page.asked(request, KINDS)
         async with self.uow.read() as work:
             paged = await work.subscriptions.page(asked.business_id, asked.page)
-        return export_page.reply((self.render(s) for s in paged.rows), paged)
+        return export_page.reply(paged.rows, paged, self.render)
