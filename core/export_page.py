@@ -55,10 +55,10 @@ def asked(request: common_pb2.ExportPageRequest, kinds: Sequence[str]) -> Asked:
     return Asked(business_id, request.kind, Page(request.limit, request.after))
 
 
-def line(record: Message | dict[str, Any], omit: tuple[str, ...] = ()) -> str:
+def line(record: Message | dict[str, Any]) -> str:
     """A record (a message, or its JSON with what the export adds) as one compact JSON document, as the public API
     shows it."""
-    document = to_json(record, omit) if isinstance(record, Message) else record
+    document = to_json(record) if isinstance(record, Message) else record
     return json.dumps(document, separators=(",", ":"), ensure_ascii=False)
 
 
