@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 export PYTHONPATH := $(CURDIR):$(CURDIR)/protos
 
-.PHONY: run test unit lock fuzz provider-fidelity protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-registry bench-runs bench-sdr bench-retention bench-export-archive bench-rolling-restart bench-all soak clean
+.PHONY: run test unit lock fuzz provider-fidelity protos check-protos bench bench-leads bench-webhooks bench-slow-provider bench-calls bench-messaging bench-signup bench-analytics bench-compliance bench-registry bench-runs bench-sdr bench-retention bench-export bench-export-archive bench-rolling-restart bench-all soak clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -c 'import sys; sys.exit("Python 3.11+ is required") if sys.version_info < (3, 11) else None'
@@ -93,6 +93,8 @@ bench-retention: $(STAMP)
 
 bench-export-archive: $(STAMP)
 	$(PY) -m bench.export_archive $(ARGS)
+bench-export: $(STAMP)
+	$(PY) -m bench.export.calls $(ARGS)
 
 # Every bench above in sequence, then one table of their headlines (bench/results/latest.json); ARGS=--quick: a smoke
 # run with lighter arguments.

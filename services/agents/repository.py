@@ -87,6 +87,11 @@ class AgentsRepository(leases.Lessor, Protocol):
     async def versions(self, agent_id: str, page: Page) -> Paged:
         """The agent's versions (`Version`s), newest first."""
 
+    async def business_versions(self, business_id: str, after: tuple[datetime, str, int] | None,
+                                limit: int) -> list[tuple[Version, datetime]]:
+        """Up to `limit` versions of the business's agents (each with its agent's created_at) after the key
+        (agent_created_at, agent_id, version): newest agent first, each agent's newest version first."""
+
 
 class SqlAgents:
     """`AgentsRepository` on a unit of work's connection (core.uow.Database)."""
@@ -144,6 +149,11 @@ class SqlAgents:
 
     async def version(self, agent_id: str, version: int) -> Version | None:
         return records.or_none(_version, await store.version_of(self.conn, agent_id, version))
+
+    async def business_versions(self, business_id: str, after: tuple[datetime, str, int] | None,
+                                limit: int) -> list[tuple[Version, datetime]]:
+        rows = await self.conn.execute(store.business_versions(business_id, after, limit))
+        return [(_version(row), row.agent_created_at) for row in rows]
 
     async def versions(self, agent_id: str, page: Page) -> Paged:
         return (await fetch_page(self.conn, store.versions_of(agent_id), agent_versions.c.created_at,

@@ -22,6 +22,7 @@ from services.agents import domain, numbers_domain, teardown_consumer
 from services.agents import tools as agent_tools
 from services.agents.erasure import Erasure
 from services.agents.evals_port import GrpcEvalGate
+from services.agents.export_pages import AgentsExport, Messages
 from services.agents.numbers_service import Numbers
 from services.agents.pool import PoolLoader
 from services.agents.records import Agent, AgentSummary, Version
@@ -130,15 +131,20 @@ def available_message(r: Any) -> agents_pb2.AvailableNumber:
 
 
 class AgentsServicer(agents_pb2_grpc.AgentsServicer):
-    def __init__(self, agents: Agents, numbers: Numbers, custom_tools: CustomTools, erasure: Erasure):
+    def __init__(self, agents: Agents, numbers: Numbers, custom_tools: CustomTools, erasure: Erasure,
+                 export: AgentsExport):
         self.agents = agents
         self.numbers = numbers
         self.custom_tools = custom_tools
         self.erasure = erasure
+        self.export = export
 
     async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
         """A torn-down business's assistants and agents deleted (services.agents.erasure)."""
         return await self.erasure.erase(request)
+
+    async def ExportPage(self, request: common_pb2.ExportPageRequest, context: Context) -> common_pb2.ExportPageReply:
+        return await self.export.page(request)
 
     async def CheckVoiceProvider(self, request: agents_pb2.CheckVoiceProviderRequest,
                                  context: Context) -> agents_pb2.VoiceProviderStatus:
@@ -349,4 +355,5 @@ def build(runtime: Runtime) -> AgentsServicer:
                       standings=standings.heard_by(runtime), stock_wanted=stock.wake)
     runtime.consume(teardown_consumer.CONSUMER, teardown_consumer.Teardown(numbers).handle,
                     filter_subject=teardown_consumer.SUBJECT)
-    return AgentsServicer(agents, numbers, custom_tools, Erasure(units, voice, numbers))
+    export = AgentsExport(units, Messages(summary_message, version_message, phone_number_message))
+    return AgentsServicer(agents, numbers, custom_tools, Erasure(units, voice, numbers), export)

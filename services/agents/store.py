@@ -127,6 +127,18 @@ def versions_of(agent_id: Any) -> sa.Select[Any]:
     return sa.select(agent_versions).where(agent_versions.c.agent_id == agent_id)
 
 
+def business_versions(business_id: str, after: tuple[datetime, str, int] | None, limit: int) -> sa.Select[Any]:
+    """The versions of the business's agents, agent by agent (newest agent first, by agents_business_created), each
+    agent's newest version first (by the primary key), after the key (agent_created_at, agent_id, version)."""
+    a, v = agents.c, agent_versions.c
+    query = (sa.select(agent_versions, a.created_at.label("agent_created_at")).join(agents, a.id == v.agent_id)
+             .where(a.business_id == business_id))
+    if after is not None:
+        query = query.where(sa.tuple_(a.created_at, a.id, v.version) < sa.tuple_(
+            sa.literal(after[0], a.created_at.type), sa.literal(after[1], a.id.type), sa.literal(after[2])))
+    return query.order_by(a.created_at.desc(), a.id.desc(), v.version.desc()).limit(limit)
+
+
 # -- phone numbers --------------------------------------------------------------------------
 
 def numbers_of(business_ids: Iterable[str], phone_number: str | None) -> sa.Select[Any]:

@@ -107,6 +107,9 @@ class CallsRepository(Protocol):
                               call_id: str) -> tuple[Call, list[ToolCallRecord]] | None:
         """The call with this id in one of these businesses and its tool calls, oldest first (one read), or None."""
 
+    async def tool_calls_of(self, call_ids: list[str]) -> list[ToolCallRecord]:
+        """The tool calls of these calls, each call's oldest first (a business's export, services.calls.export_pages)."""
+
     async def settle_stale_tool_calls(self, before: datetime, result: str, limit: int) -> int:
         """Settle as failed with `result` up to `limit` tool calls still running that were claimed before `before`,
         oldest first, each once however many settle at once; how many."""
@@ -241,6 +244,9 @@ class SqlCalls:
 
     async def change_event_data(self, changes: dict[int, dict[str, Any]]) -> None:
         await store.change_event_data(self.conn, changes)
+
+    async def tool_calls_of(self, call_ids: list[str]) -> list[ToolCallRecord]:
+        return [_tool_call(row) for row in await store.tool_calls_of(self.conn, call_ids)]
 
     async def with_tool_calls(self, business_ids: Iterable[str],
                               call_id: str) -> tuple[Call, list[ToolCallRecord]] | None:

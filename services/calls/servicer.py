@@ -19,6 +19,7 @@ from services.calls.booking_tools import BookingTools
 from services.calls.data_retention import DataRetention
 from services.calls.domain import CallFilter
 from services.calls.erasure import Erasure
+from services.calls.export_pages import CallsExport
 from services.calls.inbound_reconciliation import InboundReconciliation
 from services.calls.inbound_service import Inbound
 from services.calls.lead_tools import LeadTools
@@ -63,6 +64,13 @@ def call_message(row: Any) -> calls_pb2.Call:
     return call
 
 
+def call_detail(row: Any, tool_calls: list[ToolCallRecord]) -> calls_pb2.Call:
+    """A call with its tool calls, as GetCall answers (and a business's export holds) it."""
+    call = call_message(row)
+    call.tool_calls.extend(tool_call_message(t) for t in tool_calls)
+    return call
+
+
 def tool_call_message(row: ToolCallRecord) -> calls_pb2.CallToolCall:
     out = calls_pb2.CallToolCall(id=row.tool_call_id, name=row.name, arguments=struct(row.arguments),
                                  result=row.result, outcome=row.outcome, duration_ms=row.duration_ms)
@@ -98,11 +106,13 @@ def transcript_message(row: Any) -> calls_pb2.Transcript:
 
 
 class CallsServicer(calls_pb2_grpc.CallsServicer):
-    def __init__(self, calls: Calls, lifecycle: Lifecycle, erasure: Erasure, retention: DataRetention):
+    def __init__(self, calls: Calls, lifecycle: Lifecycle, erasure: Erasure, retention: DataRetention,
+                 export: CallsExport):
         self.calls = calls
         self.lifecycle = lifecycle
         self.erasure = erasure
         self.retention = retention
+        self.export = export
 
     async def ListTranscripts(self, request: calls_pb2.ListTranscriptsRequest,
                               context: Context) -> calls_pb2.ListTranscriptsReply:
@@ -142,10 +152,7 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
         return calls_pb2.PlaceCallReply(call=call_message(placed))
 
     async def GetCall(self, request: calls_pb2.GetCallRequest, context: Context) -> calls_pb2.Call:
-        row, tool_calls = await self.calls.detail(request.id)
-        call = call_message(row)
-        call.tool_calls.extend(tool_call_message(t) for t in tool_calls)
-        return call
+        return call_detail(*await self.calls.detail(request.id))
 
     async def ListCalls(self, request: calls_pb2.ListCallsRequest, context: Context) -> calls_pb2.ListCallsReply:
         filters = CallFilter(**{f: optional(request, f) for f in ("agent_id", "status", "direction")},
@@ -164,6 +171,8 @@ class CallsServicer(calls_pb2_grpc.CallsServicer):
     async def ApplyRetention(self, request: common_pb2.RetentionRequest,
                              context: Context) -> common_pb2.RetentionReport:
         return await self.retention.apply(request)
+    async def ExportPage(self, request: common_pb2.ExportPageRequest, context: Context) -> common_pb2.ExportPageReply:
+        return await self.export.page(request)
 
 
 def new_call(request: calls_pb2.CreateCallRequest) -> NewCall:
@@ -203,4 +212,5 @@ def build(runtime: Runtime) -> CallsServicer:
     runtime.gauge("switchboard.calls.stuck", "{call}", "Calls without an outcome the reaper has not closed in time",
                   stuck)
     runtime.run(ToolCallSweep(units))
-    return CallsServicer(calls, lifecycle, Erasure(units, voice), DataRetention(units, voice))
+    return CallsServicer(calls, lifecycle, Erasure(units, voice), DataRetention(units, voice),
+                         CallsExport(units, call_detail))

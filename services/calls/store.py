@@ -230,6 +230,13 @@ async def call_with_tool_calls(conn: AsyncConnection, business_ids: Iterable[str
     return list((await conn.execute(query)).all())
 
 
+async def tool_calls_of(conn: AsyncConnection, call_ids: list[str]) -> list[Any]:
+    """The tool calls of these calls (by the primary key's call_id), each call's oldest first."""
+    t = tool_calls.c
+    query = sa.select(tool_calls).where(t.call_id.in_(call_ids)).order_by(t.call_id, t.created_at, t.tool_call_id)
+    return list((await conn.execute(query)).all())
+
+
 # -- a person's erasure (services.calls.erasure) -------------------------------------------------
 
 def erasable_calls(business_id: str, phones: list[str], emails: list[str], call_ids: list[str],

@@ -22,7 +22,7 @@ from core.records import or_none, record
 from core.uow import Unit
 from services.evals import store
 from services.evals.records import ListedScenario, Run, Scenario, UnfinishedRun
-from services.evals.schema import scenarios
+from services.evals.schema import runs, scenarios
 
 
 class ScenariosRepository(leases.Lessor, Protocol):
@@ -35,6 +35,9 @@ class ScenariosRepository(leases.Lessor, Protocol):
     async def page(self, business_ids: Iterable[str], agent_id: str | None, page: Page) -> Paged:
         """The businesses' scenarios (of one agent when given) as `ListedScenario`s (without their turns and
         lease), newest first."""
+
+    async def whole_page(self, business_id: str, page: Page) -> Paged:
+        """The business's scenarios with their turns (`Scenario`s), newest first (a business's export)."""
 
     async def change_leased(self, scenario_id: str, token: str, values: dict[str, Any]) -> Scenario | None:
         """The scenario after `values`, or None when its lease is no longer `token`'s."""
@@ -54,6 +57,10 @@ class SqlScenarios:
 
     async def owned(self, business_ids: Iterable[str], scenario_id: str) -> Scenario | None:
         return or_none(_scenario, await store.scenario(self.conn, business_ids, scenario_id))
+
+    async def whole_page(self, business_id: str, page: Page) -> Paged:
+        return (await fetch_page(self.conn, store.whole_scenarios_of(business_id), scenarios.c.created_at,
+                                 scenarios.c.id, page)).map(_scenario)
 
     async def page(self, business_ids: Iterable[str], agent_id: str | None, page: Page) -> Paged:
         paged = await fetch_page(self.conn, store.scenarios_of(business_ids, agent_id), scenarios.c.created_at,
@@ -76,6 +83,9 @@ class SqlScenarios:
 class RunsRepository(Protocol):
     async def add(self, rows: list[dict[str, Any]]) -> None:
         """Record runs (schema.runs' columns)."""
+
+    async def page(self, business_id: str, page: Page) -> Paged:
+        """The business's runs (`Run`s), newest first (a business's export)."""
 
     async def by_ids(self, run_ids: list[str]) -> list[Run]:
         """These runs, in this order."""
@@ -116,6 +126,10 @@ class SqlRuns:
 
     async def add(self, rows: list[dict[str, Any]]) -> None:
         await store.add_runs(self.conn, rows)
+
+    async def page(self, business_id: str, page: Page) -> Paged:
+        return (await fetch_page(self.conn, store.runs_of_business(business_id), runs.c.created_at, runs.c.id,
+                                 page)).map(_run)
 
     async def by_ids(self, run_ids: list[str]) -> list[Run]:
         return [_run(row) for row in await store.runs_by_ids(self.conn, run_ids)]

@@ -54,5 +54,6 @@ runs = sa.Table(
     # When its holder began submitting it (null: never): a taker-over looks for the provider's run before submitting.
     sa.Column("submitting_at", Ts),
     sa.Index("runs_agent_created", "agent_id", "created_at"),
+    sa.Index("runs_business_created", "business_id", "created_at", "id"),  # a business's export, newest first
     sa.Index("runs_unfinished", "lease_until", postgresql_where=sa.text("status <> 'ended'")),
 )

@@ -16,11 +16,12 @@ from core.uow import UnitOfWork
 from providers import configured
 from providers.voice.port import Conversation
 from services.evals.agents_port import GrpcAgents
+from services.evals.export_pages import EvalsExport
 from services.evals.records import ListedScenario, Run, Scenario
 from services.evals.repository import EvalsUnit
 from services.evals.run_service import RunClaims, Runs
 from services.evals.service import Scenarios
-from switchboard.v1 import evals_pb2, evals_pb2_grpc
+from switchboard.v1 import common_pb2, evals_pb2, evals_pb2_grpc
 
 EVALS_PAGE = (50, 100)
 
@@ -54,9 +55,13 @@ def _turns(request: evals_pb2.CreateEvalRequest | evals_pb2.UpdateEvalRequest) -
 
 
 class EvalsServicer(evals_pb2_grpc.EvalsServicer):
-    def __init__(self, scenarios: Scenarios, runs: Runs):
+    def __init__(self, scenarios: Scenarios, runs: Runs, export: EvalsExport):
         self.scenarios = scenarios
         self.runs = runs
+        self.export = export
+
+    async def ExportPage(self, request: common_pb2.ExportPageRequest, context: Context) -> common_pb2.ExportPageReply:
+        return await self.export.page(request)
 
     async def CreateEval(self, request: evals_pb2.CreateEvalRequest, context: Context) -> evals_pb2.EvalScenario:
         return scenario_message(await self.scenarios.create(
@@ -120,4 +125,4 @@ def build(runtime: Runtime) -> EvalsServicer:
                 standings=standings.heard_by(runtime))
     runtime.on_stop.append(runs.stop)  # stop hooks run last added first: before the voice client closes
     runtime.run(RunClaims(runs, lease.total_seconds() / 3))  # stopped before `runs`: it claims nothing released
-    return EvalsServicer(Scenarios(uow, voice, agents), runs)
+    return EvalsServicer(Scenarios(uow, voice, agents), runs, EvalsExport(uow, scenario_message, run_message))

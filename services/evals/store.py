@@ -20,6 +20,15 @@ def scenarios_of(business_ids: Iterable[str], agent_id: str | None) -> sa.Select
     return query.where(scenarios.c.agent_id == agent_id) if agent_id else query
 
 
+def whole_scenarios_of(business_id: str) -> sa.Select[Any]:
+    """The business's scenarios with their turns."""
+    return sa.select(scenarios).where(scenarios.c.business_id == business_id)
+
+
+def runs_of_business(business_id: str) -> sa.Select[Any]:
+    return sa.select(runs).where(runs.c.business_id == business_id)
+
+
 async def scenario(conn: AsyncConnection, business_ids: Iterable[str], scenario_id: str) -> Any | None:
     return (await conn.execute(sa.select(scenarios).where(scenarios.c.id == scenario_id,
                                                           scenarios.c.business_id.in_(business_ids)))).first()

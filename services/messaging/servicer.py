@@ -29,6 +29,7 @@ from services.messaging.email_service import (
     Emails,
 )
 from services.messaging.erasure import Erased, Erasures, person
+from services.messaging.export_pages import MessagingExport
 from services.messaging.national_registry import Subscription
 from services.messaging.ports import grpc_neighbours
 from services.messaging.provider_service import ProviderRequests
@@ -174,10 +175,11 @@ def erasure_report(erased: Erased) -> common_pb2.ErasureReport:
 
 class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
     def __init__(self, texts: Texts, consents: Consents, compliance: Compliance, provider: ProviderRequests,
-                 emails: Emails, spending: spend.Spending, erasures: Erasures, retention: DataRetention):
+                 emails: Emails, spending: spend.Spending, erasures: Erasures, retention: DataRetention,
+                 export: MessagingExport):
         self.texts, self.consents, self.compliance = texts, consents, compliance
         self.provider, self.emails, self.spending = provider, emails, spending
-        self.erasures, self.retention = erasures, retention
+        self.erasures, self.retention, self.export = erasures, retention, export
 
     async def ErasePerson(self, request: common_pb2.ErasureRequest, context: Context) -> common_pb2.ErasureReport:
         if request.whole_business:
@@ -195,6 +197,8 @@ class MessagingServicer(messaging_pb2_grpc.MessagingServicer):
         """The retention job's step (services.messaging.data_retention)."""
         applied = await self.retention.apply(data_retention.asked(request))
         return data_retention.report(applied.items(), applied.more)
+    async def ExportPage(self, request: common_pb2.ExportPageRequest, context: Context) -> common_pb2.ExportPageReply:
+        return await self.export.page(request)
 
     async def SendSms(self, request: messaging_pb2.SendSmsRequest, context: Context) -> messaging_pb2.SmsSendReply:
         return sent_message(await self.texts.send(new_text(request)))
@@ -330,4 +334,4 @@ def build(runtime: Runtime) -> MessagingServicer:
                               retry_scale=s.email_retry_scale))
     return MessagingServicer(texts, consents, compliance, provider, emails,
                              spend.Spending(uow, held, s.email_daily_quota), Erasures(uow, sms, suppression),
-                             DataRetention(uow, sms, suppression))
+                             DataRetention(uow, sms, suppression), MessagingExport(uow, message_message, email_message))

@@ -15,10 +15,11 @@ from typing import Any, Protocol
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from core import records
+from core.pagination import Page, Paged, fetch_page
 from services.sdr import pipeline_store as store
 from services.sdr.pipeline_records import Activity, ActivityCount, SavedConfig, Window
 from services.sdr.records import Lead
-from services.sdr.schema import leads
+from services.sdr.schema import activity, leads
 
 
 class PipelineRepository(Protocol):
@@ -64,6 +65,9 @@ class PipelineRepository(Protocol):
 
     async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Activity]:
         """The activity log newest first, of the business or of one of its leads."""
+
+    async def activity_page(self, business_id: str, page: Page) -> Paged:
+        """A page of the business's activity log (`Activity`s), newest first (a business's export)."""
 
     async def activity_counts(self, business_id: str, since: datetime) -> list[ActivityCount]: ...
 
@@ -150,6 +154,10 @@ class SqlPipeline:
 
     async def activity(self, business_id: str, lead_id: str | None, limit: int) -> list[Activity]:
         return [_activity(row) for row in await self.conn.execute(store.activity_of(business_id, lead_id, limit))]
+
+    async def activity_page(self, business_id: str, page: Page) -> Paged:
+        return (await fetch_page(self.conn, store.activity_of_business(business_id), activity.c.created_at,
+                                 activity.c.id, page)).map(_activity)
 
     async def activity_counts(self, business_id: str, since: datetime) -> list[ActivityCount]:
         return [records.record(ActivityCount, row._mapping)

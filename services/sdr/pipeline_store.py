@@ -71,8 +71,12 @@ async def set_paused(conn: AsyncConnection, lead_id: str, paused: bool, now: dat
     await conn.execute(leads.update().where(leads.c.id == lead_id).values(paused=paused, updated_at=now))
 
 
+def activity_of_business(business_id: str) -> sa.Select[Any]:
+    return sa.select(activity).where(activity.c.business_id == business_id)
+
+
 def activity_of(business_id: str, lead_id: str | None, limit: int) -> sa.Select[Any]:
-    query = sa.select(activity).where(activity.c.business_id == business_id)
+    query = activity_of_business(business_id)
     if lead_id:
         query = query.where(activity.c.lead_id == lead_id)
     return query.order_by(activity.c.created_at.desc(), activity.c.id.desc()).limit(limit)

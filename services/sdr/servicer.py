@@ -3,8 +3,9 @@
 Each capability of sdr answers its own RPCs in its own module and servicer class, over its own use cases: the leads
 (leads_servicer), communication runs (runs_servicer), the sales pipeline (pipeline_servicer), the analytics reports
 (analytics_servicer, over the port analytics_port), the platform's health (health_servicer, over health_port) and
-the bookings (bookings_servicer: a business's availability, its free slots and its appointments), and erasing a person
-(erasure_servicer, the accounts service's privacy job's step, and the retention the business set).
+the bookings (bookings_servicer: a business's availability, its free slots and its appointments), erasing a person
+(erasure_servicer, the accounts service's privacy job's step, and the retention the business set) and a business's
+export (export_pages, a step of the accounts service's export job).
 They stay one `Sdr` gRPC service with one proto: the gateway, the MCP tools and the other services call these RPCs
 through one client, deadline table and caller rules (core.registry), and a separate gRPC service per capability would
 change the proto and each of those callers without changing what any of them does. `SdrServicer` is the composition
@@ -24,6 +25,7 @@ from services.sdr.bookings_servicer import BookingsServicer
 from services.sdr.data_retention import DataRetention
 from services.sdr.erasure import Erasure
 from services.sdr.erasure_servicer import ErasureServicer
+from services.sdr.export_pages import ExportServicer, SdrExport
 from services.sdr.health_port import GrpcHealthSources
 from services.sdr.health_service import Health
 from services.sdr.health_servicer import HealthServicer
@@ -41,11 +43,11 @@ from switchboard.v1 import sdr_pb2_grpc
 
 
 class SdrServicer(LeadsServicer, RunsServicer, PipelineServicer, AnalyticsServicer, HealthServicer, BookingsServicer,
-                  ErasureServicer, sdr_pb2_grpc.SdrServicer):
+                  ErasureServicer, ExportServicer, sdr_pb2_grpc.SdrServicer):
     """The capabilities' servicers as the one Sdr service, each given its own use cases."""
 
     def __init__(self, leads: Leads, runs: Runs, parts: PipelineParts, reports: Reports, health: Health,
-                 bookings: Bookings, erasure: Erasure, retention: DataRetention):
+                 bookings: Bookings, erasure: Erasure, retention: DataRetention, export: SdrExport):
         LeadsServicer.__init__(self, leads)
         RunsServicer.__init__(self, runs)
         PipelineServicer.__init__(self, parts)
@@ -53,6 +55,7 @@ class SdrServicer(LeadsServicer, RunsServicer, PipelineServicer, AnalyticsServic
         HealthServicer.__init__(self, health)
         BookingsServicer.__init__(self, bookings)
         ErasureServicer.__init__(self, erasure, retention)
+        ExportServicer.__init__(self, export)
 
 
 def build(runtime: Runtime) -> SdrServicer:
@@ -74,5 +77,6 @@ def build(runtime: Runtime) -> SdrServicer:
     names = tuple(s.name for s in registry.SERVICES)
     health = Health(GrpcHealthSources({name: runtime.channel(name) for name in names}, clients["agents"],
                                       clients["messaging"], clients["accounts"]), names)
-    return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports, health,
-                       Bookings(uow, others.accounts, others.calls), Erasure(uow), DataRetention(uow))
+    bookings = Bookings(uow, others.accounts, others.calls)
+    return SdrServicer(leads, runs, PipelineParts.of(runtime, others), reports, health, bookings, Erasure(uow),
+                       DataRetention(uow), SdrExport(uow, leads, runs, bookings))

@@ -26,7 +26,7 @@ from core.retention import Rule
 from core.uow import Unit
 from services.webhooks import store
 from services.webhooks.records import CallSecret, Delivery, Failing, Subscription
-from services.webhooks.schema import deliveries, events, inbox
+from services.webhooks.schema import deliveries, events, inbox, subscriptions
 from services.webhooks.teardown_store import SqlBusinessData
 
 
@@ -39,6 +39,9 @@ class SubscriptionsRepository(Protocol):
 
     async def subscriptions(self, business_id: str, *, active_only: bool = False) -> list[Subscription]:
         """The business's subscriptions (the active ones only, when asked), oldest first."""
+
+    async def page(self, business_id: str, page: Page) -> Paged:
+        """A page of the business's subscriptions (`Subscription`s), newest first (a business's export)."""
 
     async def by_ids(self, subscription_ids: Iterable[str]) -> dict[str, Subscription]:
         """These subscriptions (of any business) by id; the gone ones are missing."""
@@ -178,6 +181,10 @@ class SqlSubscriptions:
     async def subscriptions(self, business_id: str, *, active_only: bool = False) -> list[Subscription]:
         return [_subscription(r) for r in await store.subscriptions_of(self.conn, business_id,
                                                                        active_only=active_only)]
+
+    async def page(self, business_id: str, page: Page) -> Paged:
+        return (await fetch_page(self.conn, store.subscriptions_query(business_id), subscriptions.c.created_at,
+                                 subscriptions.c.id, page)).map(_subscription)
 
     async def by_ids(self, subscription_ids: Iterable[str]) -> dict[str, Subscription]:
         found = await store.subscriptions_by_id(self.conn, subscription_ids)

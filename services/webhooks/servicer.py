@@ -17,6 +17,7 @@ from services.webhooks import domain
 from services.webhooks.data_retention import DataRetention
 from services.webhooks.delivery import Sender
 from services.webhooks.erasure import Erasure, Person
+from services.webhooks.export_pages import WebhooksExport
 from services.webhooks.records import Delivery, Subscription
 from services.webhooks.repository import WebhooksUnit, retention_rules
 from services.webhooks.service import CallSecretView, Webhooks
@@ -62,10 +63,11 @@ def call_secret_message(view: CallSecretView) -> webhooks_pb2.CallSecret:
 
 
 class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
-    def __init__(self, webhooks: Webhooks, erasure: Erasure, retention: DataRetention):
+    def __init__(self, webhooks: Webhooks, erasure: Erasure, retention: DataRetention, export: WebhooksExport):
         self.webhooks = webhooks
         self.erasure = erasure
         self.retention = retention
+        self.export = export
 
     async def GetCallSecret(self, request: webhooks_pb2.CallSecretRequest, context: Context) -> webhooks_pb2.CallSecret:
         return call_secret_message(await self.webhooks.call_secret(optional(request, "business_id")))
@@ -150,6 +152,8 @@ class WebhooksServicer(webhooks_pb2_grpc.WebhooksServicer):
         (services.webhooks.data_retention)."""
         applied = await self.retention.apply(data_retention.asked(request))
         return data_retention.report(applied.items(), applied.more)
+    async def ExportPage(self, request: common_pb2.ExportPageRequest, context: Context) -> common_pb2.ExportPageReply:
+        return await self.export.page(request)
 
 
 def build(runtime: Runtime) -> WebhooksServicer:
@@ -160,4 +164,4 @@ def build(runtime: Runtime) -> WebhooksServicer:
     runtime.retain(*retention_rules(timedelta(days=runtime.settings.retention_webhook_deliveries_days)))
     uow = UnitOfWork(runtime.db, WebhooksUnit)
     return WebhooksServicer(Webhooks(uow, box, sender, loopback, runtime.settings.webhook_lease), Erasure(uow),
-                            DataRetention(uow))
+                            DataRetention(uow), WebhooksExport(uow, subscription_message))

@@ -35,8 +35,12 @@ async def subscription_by_url(conn: AsyncConnection, business_id: str, url: str)
                                                               subscriptions.c.url == url).with_for_update())).first()
 
 
+def subscriptions_query(business_id: str) -> sa.Select[Any]:
+    return sa.select(subscriptions).where(subscriptions.c.business_id == business_id)
+
+
 async def subscriptions_of(conn: AsyncConnection, business_id: str, *, active_only: bool = False) -> list[sa.Row[Any]]:
-    query = sa.select(subscriptions).where(subscriptions.c.business_id == business_id)
+    query = subscriptions_query(business_id)
     if active_only:
         query = query.where(subscriptions.c.is_active)
     return list((await conn.execute(query.order_by(subscriptions.c.created_at))).all())
