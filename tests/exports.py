@@ -1,11 +1,19 @@
-"""An export completed in the database, as the job leaves one (its parts made by the job's own rules), for the tests
-of what serves it (the routes, the dashboard) while not every service answers ExportPage."""
+"""Exports in tests: one completed in the database, as the job leaves one (its parts made by the job's own rules),
+for the tests of what serves it (the routes, the dashboard) without waiting for a job; and one run through the API
+to completion and downloaded through its link (`exported`)."""
 import hashlib
+import io
 import json
+import tarfile
 from datetime import timedelta
+
+from yarl import URL
 
 from core.ids import new_id, utcnow
 from services.accounts.privacy import export_domain as rules
+from tests.waiting import wait_until
+
+PATH = "/api/v1/exports"
 
 
 async def completed_export(db, business_id: str) -> tuple[str, bytes]:
@@ -27,3 +35,20 @@ async def completed_export(db, business_id: str) -> tuple[str, bytes]:
     await db.executemany("INSERT INTO accounts.export_parts (export_id, seq, data) VALUES ($1, $2, $3)",
                          [(export_id, seq, data) for seq, data in enumerate(parts)])
     return export_id, archive
+
+
+async def exported(api, key: str) -> tuple[dict, dict[str, str]]:
+    """A new export of the key's business run to completion, then downloaded through its link alone (no key): the
+    export as answered, and the archive's files by name (the archive's size and SHA-256 checked)."""
+    status, made, _ = await api.request("POST", PATH, key=key, json={})
+    assert status == 202, made
+    _, export, _ = await wait_until(lambda: api.request("GET", PATH, key=key, params={"id": made["id"]}),
+                                    "the export to complete", lambda r: r[1]["status"] in ("completed", "failed"),
+                                    timeout=120)
+    assert export["status"] == "completed", export
+    async with api.session.get(URL(export["download_url"], encoded=True)) as r:
+        assert r.status == 200 and r.headers["Content-Type"] == "application/gzip"
+        data = await r.read()
+    assert len(data) == export["bytes"] and hashlib.sha256(data).hexdigest() == export["sha256"]
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        return export, {m.name: tar.extractfile(m).read().decode() for m in tar.getmembers()}  # type: ignore[union-attr]

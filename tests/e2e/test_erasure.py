@@ -1,7 +1,8 @@
 """The erasure of a person end to end (issue 56): someone called the business (the voice simulator rings its
 number), texted it (the messaging simulator's inbound), became a lead with a score, and booked; the business erases
 them by phone. Afterwards no public route shows their data (calls list, read, transcripts and recording; leads;
-texts; bookings; the event history and its replay to a webhook), the simulators' copies are gone or redacted,
+texts; bookings; the event history and its replay to a webhook), nor a dashboard page, nor an export of the
+business, the simulators' copies are gone or redacted,
 texting or calling them is refused (their opt-out holds), and erasure.completed reached the business's webhook
 subscriber with the report and nothing of theirs."""
 import json
@@ -10,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.calling import our_call, ring, settled
+from tests.exports import exported
 from tests.leads import leads_with
 from tests.receiver import Receiver
 from tests.texting import number, send, texts_to
@@ -100,6 +102,14 @@ async def test_a_person_who_called_texted_was_scored_and_booked_is_erased_everyw
     await wait_until(lambda: len(receiver.requests) - before, "the replay to arrive",
                      lambda n: n >= replayed["queued"], timeout=20)
     assert not any(holds(person, r["body"].decode()) for r in receiver.requests[before:])
+    # Nor the owner's dashboard pages, nor an export of the business.
+    dashboard = account["dashboard"]
+    for page in ("/dashboard", "/dashboard/calls", f"/dashboard/calls/{call['id']}", "/dashboard/leads",
+                 f"/dashboard/leads/{lead['id']}", "/dashboard/messages", "/dashboard/pipeline"):
+        status, html, _ = await dashboard.request("GET", page)
+        assert status in (200, 404) and not holds(person, html), (page, status)
+    export, files = await exported(api, key)
+    assert export["records"] > 0 and not holds(person, "".join(files.values()))
 
     # The simulators' copies: the provider's call is deleted, its texts redacted.
     status, provider_call = await voice.request("GET", f"/call/{at_provider['id']}")
