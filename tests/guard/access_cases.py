@@ -54,6 +54,13 @@ class World:
                          lambda page: all(e["status"] in ("completed", "failed") for e in page["erasures"]),
                          timeout=30)
 
+    async def exports_over(self) -> None:
+        """A's exports are all over: one still running writes its progress between a case's two snapshots."""
+        await wait_until(lambda: self.ok("GET", "/api/v1/exports", params={"business_id": self.a_business}),
+                         "A's exports to be over",
+                         lambda page: all(e["status"] in ("completed", "failed") for e in page["exports"]),
+                         timeout=60)
+
     async def free_number(self) -> str:
         pool = await self.ok("GET", "/api/v1/phone-numbers/available", params={"country": "US", "limit": "100"})
         return pool["numbers"][-1]["phone_number"]
@@ -249,6 +256,13 @@ async def _erasure_by_id(w: World) -> Request:
     return Request(params={"id": made["id"]})
 
 
+async def _export_by_id(w: World) -> Request:
+    """An export of A's data, over."""
+    made = await w.ok("POST", "/api/v1/exports", json={"business_id": w.a_business})
+    await w.exports_over()
+    return Request(params={"id": made["id"]})
+
+
 async def _eval_run(w: World) -> Request:
     eval_id = await _new_eval(w)
     made = await w.ok("POST", "/api/v1/evals/run", json={"eval_id": eval_id, "wait": False})
@@ -355,6 +369,8 @@ CASES: dict[tuple[str, str], Case] = {
     ("POST", "/api/v1/privacy/erasures"): Case(_r(json=lambda w: {"business_id": w.a_business,
                                                                   "phone": fresh_phone()}), FORBIDDEN),
     ("GET", "/api/v1/privacy/erasures"): Case(_erasure_by_id, NOT_FOUND),
+    ("POST", "/api/v1/exports"): Case(_r(json=lambda w: {"business_id": w.a_business}), FORBIDDEN),
+    ("GET", "/api/v1/exports"): Case(_export_by_id, NOT_FOUND),
     ("GET", "/api/v1/compliance/decisions"): Case(_r(params=lambda w: {"business_id": w.a_business}), FORBIDDEN),
     ("GET", "/api/v1/emails"): Case(_r(), "lists the caller's own businesses' emails"),
     # evals
