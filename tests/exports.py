@@ -37,6 +37,18 @@ async def completed_export(db, business_id: str) -> tuple[str, bytes]:
     return export_id, archive
 
 
+async def under_way_export(db, business_id: str) -> str:
+    """An export of the business running in the database under a lease no runner takes over for a day: its id."""
+    export_id, now = new_id(), utcnow()
+    progress = [{"kind": "workspace", "records": 1, "pages": 1, "after": "", "done": True},
+                {"kind": "calls", "records": 0, "pages": 0, "after": "", "done": False}]
+    await db.execute(
+        "INSERT INTO accounts.exports (id, business_id, status, kinds, records, next_attempt_at, lease_token, "
+        "lease_until, created_at, updated_at) VALUES ($1, $2, 'running', $3::jsonb, 1, $4, $5, $6, $4, $4)",
+        export_id, business_id, json.dumps(progress), now, new_id(), now + timedelta(days=1))
+    return export_id
+
+
 async def exported(api, key: str) -> tuple[dict, dict[str, str]]:
     """A new export of the key's business run to completion, then downloaded through its link alone (no key): the
     export as answered, and the archive's files by name (the archive's size and SHA-256 checked)."""

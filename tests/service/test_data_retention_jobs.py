@@ -35,10 +35,12 @@ def ahead():
 
 
 class ScriptedServices:
-    """The services' ApplyRetention as a script: `answers[service]` is a list of RetentionReports (or exceptions)
-    given in turn, the last one repeated; every request is recorded."""
+    """The services' ApplyRetention as a script: for the business `scripted`, `answers[service]` is a list of
+    RetentionReports (or exceptions) given in turn, the last one repeated; every other business (other tests' are
+    due for the replicas too) gets nothing to do. Every request is recorded."""
 
-    def __init__(self, **answers):
+    def __init__(self, scripted: str | None = None, **answers):
+        self.scripted = scripted
         self.answers = answers
         self.asked: list[dict] = []
 
@@ -46,7 +48,7 @@ class ScriptedServices:
         self.asked.append({"service": service, "business_id": business_id, "run_id": run_id, "cutoffs": cutoffs,
                            "batch": batch})
         await asyncio.sleep(0)
-        script = self.answers.get(service) or [RetentionReport(({"what": f"{service}.records", "action": "deleted",
+        script = (business_id == self.scripted and self.answers.get(service)) or [RetentionReport(({"what": f"{service}.records", "action": "deleted",
                                                                  "count": 0},), False)]
         answer = script.pop(0) if len(script) > 1 else script[0]
         if isinstance(answer, Exception):
@@ -90,7 +92,7 @@ async def test_a_round_asks_each_service_with_the_cutoffs_repeats_while_more_log
         database, caplog):
     caplog.set_level(logging.INFO, logger="services.accounts.privacy.data_retention")
     business = await due_business(database, {"recordings_days": 1, "evidence_days": 2000})
-    services = ScriptedServices(calls=[
+    services = ScriptedServices(business, calls=[
         RetentionReport(({"what": "calls.recording", "action": "deleted", "count": 50},), True),
         RetentionReport(({"what": "calls.recording", "action": "deleted", "count": 7},), False)])
     before = ahead()
@@ -118,7 +120,7 @@ async def test_a_failing_service_is_logged_the_others_still_run_and_the_business
         database, caplog):
     caplog.set_level(logging.INFO, logger="services.accounts.privacy.data_retention")
     business = await due_business(database)
-    services = ScriptedServices(messaging=[ServiceError("unavailable", "a backing service is unavailable")])
+    services = ScriptedServices(business, messaging=[ServiceError("unavailable", "a backing service is unavailable")])
     before = ahead()
     await run_until_done(replica(database, services), services, [business])
     assert [a["service"] for a in services.of(business)] == SERVICES
@@ -131,7 +133,7 @@ async def test_a_failing_service_is_logged_the_others_still_run_and_the_business
 async def test_a_service_with_more_than_a_round_takes_leaves_the_business_due_at_once(database):
     business = await due_business(database)
     more = RetentionReport(({"what": "sdr.notes", "action": "redacted", "count": 50},), True)
-    services = ScriptedServices(sdr=[more])
+    services = ScriptedServices(business, sdr=[more])
     await run_until_done(replica(database, services, calls_per_round=3), services, [business])
     assert [a["service"] for a in services.of(business)][:4] == ["sdr", "sdr", "sdr", "calls"]
     row = await stored(database, business)
