@@ -45,7 +45,7 @@ async def voicemail(engine, business_id: str, age: timedelta) -> str:
     voicemail_id = new_id()
     async with engine.begin() as conn:
         await conn.execute(voicemails.insert().values(
-            id=voicemail_id, business_id=business_id, call_id=new_id(), from_number="+14155550181",
+            id=voicemail_id, business_id=business_id, call_id=new_id(), from_number="+14155550177",
             transcript=TRANSCRIPT, recording_url=RECORDING, received_at=utcnow() - age))
     return voicemail_id
 
@@ -62,7 +62,7 @@ async def text_touches(engine, business_id: str, *ended: timedelta | None) -> li
             ids.append(new_id())
             await conn.execute(jobs.insert().values(
                 id=ids[-1], run_id=run_id, business_id=business_id, touch_index=index, touch_id=f"t{index}",
-                channel="sms", phone="+14155550181", agent_id=new_id(), context={"body": BODY, "lead_ref": "L-7"},
+                channel="sms", phone="+14155550177", agent_id=new_id(), context={"body": BODY, "lead_ref": "L-7"},
                 scheduled_at=now - OLD, due_at=now + timedelta(days=10), status="paused" if age is None else
                 "succeeded", created_at=now - OLD, updated_at=now, ended_at=None if age is None else now - age))
     return ids
@@ -95,7 +95,7 @@ async def test_what_is_past_each_cutoff_is_deleted_and_nothing_else(sdr, stack, 
                               ("sdr.run_touch_body", "deleted"): 1} and not report.more
     mails = await rows(engine, voicemails, [old_mail, new_mail, their_mail])
     assert (mails[old_mail].transcript, mails[old_mail].recording_url) == (None, None)
-    assert mails[old_mail].from_number == "+14155550181"  # who called and when stay
+    assert mails[old_mail].from_number == "+14155550177"  # who called and when stay
     for kept in (new_mail, their_mail):
         assert (mails[kept].transcript, mails[kept].recording_url) == (TRANSCRIPT, RECORDING)
     touches = await rows(engine, jobs, [old_touch, new_touch, waiting, their_touch])
