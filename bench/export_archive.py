@@ -115,7 +115,7 @@ async def run(url: str, total: int, saved: Path) -> tuple[float, float, float, i
         started = time.perf_counter()
         with acting_as(Tenant(account_id=account_id, business_ids=(business_id,))):
             made = await job.create(business_id, None)
-            await asyncio.gather(*job._running)
+            await job.started.join()
         seconds = time.perf_counter() - started
         growth = peak_rss_mb() - before
         async with database.read() as conn:

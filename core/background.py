@@ -1,14 +1,17 @@
-"""A long-running asyncio task owned by a component (relay, consumer, usage writer), and the periodic worker's
-loop."""
+"""A long-running asyncio task owned by a component (relay, consumer, usage writer), the periodic worker's loop, and
+the jobs a request starts to run beyond it."""
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, TypeVar
+
+from core import deadlines
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class Background:
@@ -67,3 +70,30 @@ class Periodic(Background):
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(woken.wait(), self.interval)
             woken.clear()
+
+
+class Detached:
+    """Jobs a request started in the background, to run beyond it (out of its deadline: core.deadlines.detached);
+    `stop()` cancels those still running (a job claimed under a lease is then resumed by its runner once the lease
+    runs out)."""
+
+    def __init__(self) -> None:
+        self._running: set[asyncio.Task[Any]] = set()
+
+    def start(self, job: Coroutine[Any, Any, T], name: str) -> asyncio.Task[T]:
+        task = asyncio.create_task(job, name=name, context=deadlines.detached())
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        return task
+
+    def __len__(self) -> int:
+        return len(self._running)
+
+    async def join(self) -> None:
+        """Wait for the jobs running now to end."""
+        await asyncio.gather(*self._running)
+
+    async def stop(self) -> None:
+        for task in list(self._running):
+            task.cancel()
+        await asyncio.gather(*self._running, return_exceptions=True)

@@ -173,7 +173,7 @@ async def test_a_job_whose_runner_died_is_taken_over_when_its_lease_ends_and_res
     job, _ = await first.create(business, PHONE, None, True, None)
     await wait_until(lambda: first_port.services(), "the first runner to reach the calls step",
                      lambda s: s == ["sdr", "calls"])
-    await first.stop()  # it dies: its lease stays until it runs out
+    await first.started.stop()  # it dies: its lease stays until it runs out
     stored = await row(database, job.id)
     assert stored.status == domain.RUNNING and list(stored.reports) == ["sdr"] and stored.lease_token is not None
     second_port = ScriptedPersonalData(**FOUND)
@@ -207,7 +207,7 @@ async def test_two_requests_for_the_same_person_at_once_make_one_job(database, b
         assert other.id != a.id and not existing
     finally:
         hang.set()
-        await erasures_.stop()
+        await erasures_.started.stop()
 
 
 async def test_an_idempotency_key_answers_its_erasure_and_refuses_another_body(database, business):
@@ -221,7 +221,7 @@ async def test_an_idempotency_key_answers_its_erasure_and_refuses_another_body(d
             await erasures_.create(business, PHONE, None, False, "key-1")
         assert refused.value.code == "conflict"
     finally:
-        await erasures_.stop()
+        await erasures_.started.stop()
 
 
 async def test_the_claim_takes_due_free_jobs_only(database, business):

@@ -175,7 +175,7 @@ async def test_a_runner_that_lost_its_lease_stores_nothing_and_the_one_taking_ov
     assert done is not None and done.status == rules.COMPLETED
     assert second_port.of(job.id) == [("calls", "1"), ("calls", "2"), ("leads", ""), ("webhook_subscriptions", "")]
     hang.set()  # the first runner's page comes at last: its lease is gone, so it stores nothing
-    await wait_until(lambda: len(first._running), "the first runner to give up", lambda n: n == 0)
+    await wait_until(lambda: len(first.started), "the first runner to give up", lambda n: n == 0)
     after = await row(database, job.id)
     assert (after.parts, after.records, after.sha256) == (done.parts, done.records, done.sha256)
     found = members(await archive_of(database, job.id))
@@ -222,7 +222,7 @@ async def test_an_idempotency_key_answers_its_export(database, business):
         other = await exports_.create(business, "key-2")
         assert again.id == first.id and other.id != first.id
     finally:
-        await exports_.stop()
+        await exports_.started.stop()
 
 
 async def test_the_link_reads_the_parts_and_refuses_a_changed_or_expired_link_or_another_business(

@@ -27,8 +27,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 from contracts.exports import ACCOUNTS, BY_NAME, KINDS, Kind
-from core import deadlines, leases, tenant
-from core.background import Periodic
+from core import leases, tenant
+from core.background import Detached, Periodic
 from core.errors import ServiceError, invalid, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
@@ -79,7 +79,7 @@ class Exports:
         self.link_seconds = link_seconds
         self.kinds = kinds
         self.lease = lease
-        self._running: set[asyncio.Task[ExportRecord | None]] = set()  # jobs `create` started
+        self.started = Detached()  # the jobs `create` started
 
     # -- the public API (the caller: a key or a session, core.tenant) -----------------------------------------------
 
@@ -103,7 +103,7 @@ class Exports:
                 raise ServiceError("conflict", "another export with this Idempotency-Key was being created; retry")
             return earlier
         log.info("export %s of business %s queued", job.id, business)
-        self._start(job, token)
+        self.started.start(self.run(job, token), f"export-{job.id}")
         return job
 
     async def get(self, export_id: str) -> ExportRecord:
@@ -158,18 +158,6 @@ class Exports:
         return data, job
 
     # -- running -----------------------------------------------------------------------------------------------------
-
-    def _start(self, job: ExportRecord, token: str) -> None:
-        """Run a job leased to this process in the background, beyond the request that made it."""
-        task = asyncio.create_task(self.run(job, token), name=f"export-{job.id}", context=deadlines.detached())
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
-
-    async def stop(self) -> None:
-        """Stop the jobs `create` started (their leases run out; a runner resumes them)."""
-        for task in list(self._running):
-            task.cancel()
-        await asyncio.gather(*self._running, return_exceptions=True)
 
     async def run_due(self, limit: int = CLAIM_BATCH) -> int:
         """Run the jobs that are due, each claimed under its lease; how many were claimed."""
@@ -338,4 +326,4 @@ class ExportRunner(Periodic):
 
     async def stop(self) -> None:
         await super().stop()
-        await self.exports.stop()
+        await self.exports.started.stop()

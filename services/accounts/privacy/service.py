@@ -18,8 +18,8 @@ import logging
 from datetime import timedelta
 from typing import Any
 
-from core import deadlines, leases, tenant
-from core.background import Periodic
+from core import leases, tenant
+from core.background import Detached, Periodic
 from core.errors import ServiceError, not_found
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
@@ -53,7 +53,7 @@ class Erasures:
         self.retry_seconds = retry_seconds
         self.max_attempts = max_attempts
         self.lease = lease
-        self._running: set[asyncio.Task[ErasureRecord | None]] = set()  # jobs `create` started
+        self.started = Detached()  # the jobs `create` started
 
     # -- the public API (the caller: a key or a session, core.tenant) -----------------------------------------------
 
@@ -90,7 +90,7 @@ class Erasures:
                 raise ServiceError("conflict", "another erasure of this person was being created; retry")
             return active, True
         log.info("erasure %s of business %s queued", job.id, business)
-        self._start(job, token)
+        self.started.start(self.run(job, token), f"erasure-{job.id}")
         return job, False
 
     @staticmethod
@@ -117,18 +117,6 @@ class Erasures:
             return await work.erasures.page(scope, page)
 
     # -- running -----------------------------------------------------------------------------------------------------
-
-    def _start(self, job: ErasureRecord, token: str) -> None:
-        """Run a job leased to this process in the background, beyond the request that made it."""
-        task = asyncio.create_task(self.run(job, token), name=f"erasure-{job.id}", context=deadlines.detached())
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
-
-    async def stop(self) -> None:
-        """Stop the jobs `create` started (their leases run out; a runner resumes them)."""
-        for task in list(self._running):
-            task.cancel()
-        await asyncio.gather(*self._running, return_exceptions=True)
 
     async def run_due(self, limit: int = CLAIM_BATCH) -> int:
         """Run the jobs that are due, each claimed under its lease; how many were claimed."""
@@ -251,4 +239,4 @@ class ErasureRunner(Periodic):
 
     async def stop(self) -> None:
         await super().stop()
-        await self.erasures.stop()
+        await self.erasures.started.stop()

@@ -16,6 +16,7 @@ from datetime import timedelta
 from typing import Any
 
 from core import deadlines, leases, tenant
+from core.background import Detached
 from core.errors import ServiceError
 from core.ids import new_id, utcnow
 from core.uow import UnitOfWork
@@ -46,7 +47,7 @@ class Provisioning:
         self.uow = uow
         self.agents = agents
         self.retry_seconds = retry_seconds
-        self._running: set[asyncio.Task[SagaRecord | None]] = set()  # sagas run_now left going on
+        self.started = Detached()  # sagas run_now left going on
 
     async def start(self, work: AccountsUnit, business_id: str, forward_to: str | None) -> None:
         """Store a new saga for a signup (in the signup's unit of work), waiting for its payment (`resume`)."""
@@ -71,10 +72,7 @@ class Provisioning:
             row = await work.provisioning.of_business(business_id)
         if row is None or str(row.lease_token) != token:
             return row  # the lease ran out and the billing worker took the saga over
-        task = asyncio.create_task(self._advance(row, token), name=f"provisioning-{business_id}",
-                                   context=deadlines.detached())
-        self._running.add(task)
-        task.add_done_callback(self._running.discard)
+        task = self.started.start(self._advance(row, token), f"provisioning-{business_id}")
         done, _ = await asyncio.wait({task}, timeout=deadlines.bounded(within, spare=ANSWER_SECONDS))
         if done:
             return task.result()
