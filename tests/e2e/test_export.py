@@ -1,7 +1,8 @@
 """The export of a business's data end to end (issue 56): a business with an agent and its number, a call (with its
 transcript), a text, a lead with its audit, a booking, an eval scenario and its run, a communication run with its
 touch, an email, a webhook subscription and API usage exports them all (every kind); the archive downloaded through
-its link (no key) holds a file of every kind, each record as the API shows it, the manifest's counts, its SHA-256, no webhook secret, and nothing of another business seeded alike."""
+its link (no key) holds a file of every kind, each record as the API shows it, the manifest's counts, its SHA-256,
+no webhook secret, and nothing of another business seeded alike."""
 import json
 from datetime import UTC, datetime, timedelta
 
