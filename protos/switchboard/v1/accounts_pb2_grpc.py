@@ -515,7 +515,8 @@ class AccountsServicer:
 
     def ReadExportPart(self, request, context):
         """One part of a completed export's archive, for a signed link that has not expired (the link is the credential);
-        fails NOT_FOUND for a bad signature or an unknown export, and for a caller of another business.
+        fails PERMISSION_DENIED (forbidden) for an expired link, NOT_FOUND for a changed signature, an unknown or expired
+        export and a caller of another business, INVALID_ARGUMENT for a malformed signature or part.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
