@@ -123,7 +123,8 @@ ROUTES = [
           description="The body may be empty: business_id may be left out when the key reaches one business; a "
           "business not the key's is 403 forbidden, and a key spanning several without business_id is 400 "
           "bad_request. Answers 202 with the export, queued and started at once; poll GET /api/v1/exports?id= "
-          "until it is completed, then fetch download_url. " + JOB),
+          "until it is completed, then fetch download_url. One export of a business runs at a time: while one is "
+          "queued or running, a request answers that one (202, as it stands now). " + JOB),
     Route("GET", V1, list_exports, "List exports newest first, or read one with ?id=", "privacy", scope=READ,
           query=page_query(50, 100, id=UUID, business_id=BUSINESS), response=("ExportList", "Export"),
           read_one=get_export, errors=(*ERRORS, "not_found"),

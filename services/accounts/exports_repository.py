@@ -30,7 +30,8 @@ class SqlExports:
         self.conn = conn
 
     async def add(self, **values: Any) -> ExportRecord | None:
-        """The new job, or None when the business has one of the same idempotency key (read that one)."""
+        """The new job, or None when the business has one of the same idempotency key or one under way (read
+        that one)."""
         row = (await self.conn.execute(insert(exports).values(**values).on_conflict_do_nothing()
                                        .returning(exports))).first()
         return or_none(_read, row)
@@ -38,6 +39,12 @@ class SqlExports:
     async def by_key(self, business_id: str, idempotency_key: str) -> ExportRecord | None:
         return or_none(_read, (await self.conn.execute(sa.select(exports).where(
             exports.c.business_id == business_id, exports.c.idempotency_key == idempotency_key))).first())
+
+    async def under_way(self, business_id: str) -> ExportRecord | None:
+        """The business's export under way (queued or running), if any (schema.exports_one_under_way: one at
+        most)."""
+        return or_none(_read, (await self.conn.execute(sa.select(exports).where(
+            exports.c.business_id == business_id, exports.c.status.in_(ACTIVE)))).first())
 
     async def get(self, export_id: str, business_ids: list[str] | tuple[str, ...] | None = None
                   ) -> ExportRecord | None:

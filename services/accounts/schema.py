@@ -293,6 +293,9 @@ exports = sa.Table(
     sa.Index("exports_business", "business_id", "created_at"),
     sa.Index("exports_idempotency", "business_id", "idempotency_key", unique=True,
              postgresql_where=sa.text("idempotency_key IS NOT NULL")),
+    # one export of a business under way at a time (privacy.exports: a request while one is answers it)
+    sa.Index("exports_one_under_way", "business_id", unique=True,
+             postgresql_where=sa.text("status IN ('queued', 'running')")),
 )
 
 export_parts = sa.Table(

@@ -214,13 +214,19 @@ async def test_after_the_last_attempt_the_job_is_failed_and_its_parts_deleted(da
     assert await archive_of(database, job.id) == b""
 
 
-async def test_an_idempotency_key_answers_its_export(database, business):
-    exports_ = replica(database, ScriptedSources(**{"calls:": asyncio.Event()}))
+async def test_an_idempotency_key_answers_its_export_and_one_under_way_answers_any_other(database, business):
+    held = asyncio.Event()
+    exports_ = replica(database, ScriptedSources(**{"calls:": held}))
     try:
         first = await exports_.create(business, "key-1")
         again = await exports_.create(None, "key-1")
         other = await exports_.create(business, "key-2")
-        assert again.id == first.id and other.id != first.id
+        unkeyed = await exports_.create(business, None)
+        assert again.id == first.id and other.id == first.id and unkeyed.id == first.id  # one under way at a time
+        held.set()
+        await wait_until(lambda: row(database, first.id), "the first export to complete", completed)
+        fresh = await exports_.create(business, "key-2")  # that one over, a request starts another
+        assert fresh.id != first.id and fresh.status == rules.QUEUED
     finally:
         await exports_.started.stop()
 

@@ -84,7 +84,8 @@ class Exports:
     # -- the public API (the caller: a key or a session, core.tenant) -----------------------------------------------
 
     async def create(self, business_id: str | None, idempotency_key: str | None) -> ExportRecord:
-        """The export queued and started, or the one this idempotency key of the business made."""
+        """The export queued and started; or the one this idempotency key of the business made; or, while one of
+        the business is under way, that one (an export is of everything: a second at once would be the same)."""
         who = tenant.require_account()
         business = tenant.pick_business(who, business_id)
         key = check_idempotency_key(idempotency_key) if idempotency_key else None
@@ -92,15 +93,18 @@ class Exports:
         async with self.uow.transaction() as work:
             if key is not None and (earlier := await work.exports.by_key(business, key)) is not None:
                 return earlier
+            if (under_way := await work.exports.under_way(business)) is not None:
+                return under_way
             job = await work.exports.add(
                 id=new_id(), business_id=business, status=rules.QUEUED, kinds=rules.initial_progress(self.kinds),
                 idempotency_key=key, next_attempt_at=now, lease_token=token, lease_until=now + self.lease,
                 created_at=now, updated_at=now)
-        if job is None:  # a request racing this one stored the key first
+        if job is None:  # a request racing this one stored the key, or an export, first
             async with self.uow.read() as work:
                 earlier = await work.exports.by_key(business, key) if key is not None else None
+                earlier = earlier or await work.exports.under_way(business)
             if earlier is None:
-                raise ServiceError("conflict", "another export with this Idempotency-Key was being created; retry")
+                raise ServiceError("conflict", "another export of this business was being created; retry")
             return earlier
         log.info("export %s of business %s queued", job.id, business)
         self.started.start(self.run(job, token), f"export-{job.id}")
