@@ -459,6 +459,8 @@ PUBLIC = {("POST", "/api/v1/signup"): "creates a new account", ("GET", "/api/v1/
           ("GET", "/api/v1/schemas"): "the schemas",
           ("POST", "/api/v1/providers/voice/messages"): "the voice provider's messages, authenticated by signature",
           ("GET", "/api/v1/recordings/audio"): "a signed recording link: the signature is the credential",
+          ("GET", "/api/v1/exports/download"): "a signed export link: the signature is the credential (another "
+                                                "business's key or session sent along is refused 404)",
           ("POST", "/api/v1/providers/sms/status"): "the messaging provider's callbacks, authenticated by signature",
           ("POST", "/api/v1/providers/sms/inbound"): "the messaging provider's texts, authenticated by signature",
           ("POST", "/api/v1/providers/payments/events"): "the payment provider's events, authenticated by signature",

@@ -18,7 +18,8 @@ from services.sdr.schema import jobs, runs, voicemails
 from switchboard.v1 import common_pb2, sdr_pb2_grpc
 from tests.tenants import signed
 
-OLD, CUTOFF = timedelta(days=400), timedelta(days=30)
+# past the test's cutoff, not the default retention (365 days) the stack's own job applies to the business
+OLD, CUTOFF = timedelta(days=60), timedelta(days=30)
 TRANSCRIPT, RECORDING, BODY = "Hi, it's Ann, my gate code is 1234", "https://r.example/1", "Your quote is ready, Ann"
 
 
