@@ -52,8 +52,11 @@ async def test_responses_match_their_published_schemas(api, account):
               ("GET", "/api/v1/usage", "UsageList")]
     for method, path, name in checks:
         _, schema, _ = await api.request("GET", "/api/v1/schemas", params={"name": name})
-        status, body, _ = await api.request(method, path, key=key)
-        assert status == 200
+        status, body, headers = await api.request(method, path, key=key)
+        if status == 503:  # /balance asks the payment provider, which may be slow on a busy machine: retry, as told
+            await asyncio.sleep(float(headers.get("Retry-After", "1")))
+            status, body, _ = await api.request(method, path, key=key)
+        assert status == 200, (path, status, body)
         Draft202012Validator(schema).validate(body)
     _, schema, _ = await api.request("GET", "/api/v1/schemas", params={"name": "ApiKeyCreated"})
     Draft202012Validator(schema).validate(await account["dashboard"].create_key())
