@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from google.protobuf.message import Message
+
 from services.accounts.records import Business, SagaRecord, UsageRecord, Workspace
 from services.accounts.repository import AccountsUnit
 
@@ -82,9 +84,9 @@ class WorkspacePurchases(Protocol):
 
 
 class PublicRecords(Protocol):
-    """workspaces' and billing's: their records as the public API shows them (JSON documents), for privacy's export
-    of a business's data."""
+    """workspaces' and billing's: their records as their RPCs answer the public API, for privacy's export of a
+    business's data (written as the gateway writes them: core.export_page.line)."""
 
-    def workspace(self, workspace: Workspace) -> dict[str, Any]: ...
+    def workspace(self, workspace: Workspace) -> Message: ...
 
-    def usage(self, entry: UsageRecord) -> dict[str, Any]: ...
+    def usage(self, entry: UsageRecord) -> Message: ...

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+
+from google.protobuf.message import Message
 
 from core import registry
 from core.bus import PROVIDER_STREAM, EventBus
-from core.events import to_data
 from core.grpc_server import Runtime
 from core.settings import Settings
 from core.uow import UnitOfWork
@@ -72,13 +72,13 @@ def wire(s: Settings, uow: UnitOfWork[AccountsUnit], hot: HotPath, bus: EventBus
 
 
 class PublicRecords:
-    """`ports.PublicRecords`: the workspaces' and billing's records as their RPCs answer them, as JSON."""
+    """`ports.PublicRecords`: the workspaces' and billing's records as their RPCs answer them."""
 
-    def workspace(self, workspace: Workspace) -> dict[str, Any]:
-        return to_data(workspace_message(workspace))
+    def workspace(self, workspace: Workspace) -> Message:
+        return workspace_message(workspace)
 
-    def usage(self, entry: UsageRecord) -> dict[str, Any]:
-        return to_data(usage_message(entry))
+    def usage(self, entry: UsageRecord) -> Message:
+        return usage_message(entry)
 
 
 class AccountsServicer(IdentityServicer, BillingServicer, WorkspacesServicer, PrivacyServicer,

@@ -164,6 +164,12 @@ def retry_delay(attempts: int, base_seconds: float) -> timedelta:
     return min(timedelta(seconds=base_seconds * 2 ** min(max(0, attempts - 1), 30)), MAX_RETRY_DELAY)
 
 
+def failure(exc: Exception) -> str:
+    """What a failed step or page is recorded as: a service's answer by its code and message, anything else by its
+    type and text."""
+    return f"{exc.code}: {exc.message}" if isinstance(exc, ServiceError) else f"{type(exc).__name__}: {exc}"
+
+
 def gives_up(attempts: int, max_attempts: int) -> bool:
     """Whether a job whose step failed `attempts` times in all is failed rather than retried."""
     return attempts >= max_attempts

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import time
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from contracts.exports import ACCOUNTS, BY_NAME, KINDS, Kind
 from core import leases, tenant
 from core.background import Detached, Periodic
 from core.errors import ServiceError, invalid, not_found
+from core.export_page import line
 from core.ids import new_id, require_uuid, utcnow
 from core.pagination import Page, Paged
 from core.text import check_idempotency_key
@@ -217,12 +217,12 @@ class Exports:
         async with self.uow.read() as work:
             if kind.name == "workspace":
                 found = await work.exports.workspace(business_id) if not after else None
-                return RecordsPage([_line(self.public.workspace(found))] if found else [], "")
+                return RecordsPage([line(self.public.workspace(found))] if found else [], "")
             cursor = _usage_cursor(after)
             rows = await work.exports.usage_after(business_id, cursor, kind.limit)
         more = len(rows) == kind.limit
         next_after = f"{rows[-1].created_at.isoformat()}|{rows[-1].id}" if more else ""
-        return RecordsPage([_line(self.public.usage(r)) for r in rows], next_after)
+        return RecordsPage([line(self.public.usage(r)) for r in rows], next_after)
 
     async def _store_page(self, job: ExportRecord, token: str, index: int, page: RecordsPage) -> ExportRecord | None:
         """The page stored as the archive's next part with its kind's cursor moved on, in one transaction (None:
@@ -269,7 +269,7 @@ class Exports:
         return done
 
     async def _failed(self, job: ExportRecord, token: str, kind: str | None, exc: Exception) -> ExportRecord | None:
-        reason = f"{exc.code}: {exc.message}" if isinstance(exc, ServiceError) else f"{type(exc).__name__}: {exc}"
+        reason = domain.failure(exc)
         reason = (f"a page of {kind} failed: {reason}" if kind else f"completing the archive failed: {reason}")
         reason = reason[:ERROR_MAX]
         attempts = job.attempts + 1
@@ -301,9 +301,6 @@ class Exports:
 def _stream(job: ExportRecord) -> rules.Stream:
     return rules.Stream(job.crc32, job.raw_bytes)
 
-
-def _line(document: dict[str, Any]) -> str:
-    return json.dumps(document, separators=(",", ":"), default=str)
 
 
 def _usage_cursor(after: str) -> tuple[datetime, str] | None:

@@ -200,7 +200,7 @@ class Erasures:
         return done
 
     async def _failed(self, job: ErasureRecord, token: str, step: str | None, exc: Exception) -> ErasureRecord | None:
-        reason = f"{exc.code}: {exc.message}" if isinstance(exc, ServiceError) else f"{type(exc).__name__}: {exc}"
+        reason = domain.failure(exc)
         reason = f"{step or 'completion'} step failed: {reason}"[:ERROR_MAX]
         attempts = job.attempts + 1
         now = utcnow()

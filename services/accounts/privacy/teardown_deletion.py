@@ -23,7 +23,6 @@ from typing import Any
 
 from core import registry, tenant
 from core.background import Periodic
-from core.errors import ServiceError
 from core.ids import utcnow
 from core.uow import UnitOfWork
 from services.accounts.ports import Invalidation
@@ -154,7 +153,7 @@ class TeardownDeletions:
 
     async def _failed(self, job: DataDeletionRecord, token: str, step: str | None,
                       exc: Exception) -> DataDeletionRecord | None:
-        reason = f"{exc.code}: {exc.message}" if isinstance(exc, ServiceError) else f"{type(exc).__name__}: {exc}"
+        reason = domain.failure(exc)
         reason = f"{step} step failed: {reason}"[:ERROR_MAX]
         attempts = job.data_deletion_attempts + 1
         log.warning("teardown deletion of business %s: attempt %d failed, retried later: %s", job.id, attempts,
